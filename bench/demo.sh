@@ -1,0 +1,38 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest side of `make run`: a hot set on the slow node, promoted by each
+# mechanism the kernel has, one after the other.
+SIZE=${SIZE:-256} STRIDE=${STRIDE:-4} SECONDS_=${DEMO_SECONDS:-20}
+SCHED=/sys/kernel/debug/sched/numa_balancing
+PGHOT=/sys/kernel/debug/pghot
+
+# Scan often so that promotion shows within seconds under emulation.
+echo 100 > $SCHED/scan_delay_ms
+echo 100 > $SCHED/scan_period_min_ms
+echo 1000 > $SCHED/scan_period_max_ms
+
+echo "memory tiers: $(for d in /sys/devices/virtual/memory_tiering/memory_tier*; do
+	printf '%s=%s ' "${d##*/}" "$(cat $d/nodelist)"; done)"
+echo "hot%top / cold%top: share of the hot / cold set in the top tier;"
+echo "other columns: /proc/vmstat deltas since the start of the run"
+
+run() {
+	echo
+	echo "== $1"
+	hotset --size-mb "$SIZE" --stride "$STRIDE" --seconds "$SECONDS_" --interval 2
+}
+
+echo 0 > /proc/sys/kernel/numa_balancing
+run "no promotion (kernel.numa_balancing=0)"
+
+[ -f $PGHOT/enabled_sources ] && echo 0 > $PGHOT/enabled_sources
+echo 2 > /proc/sys/kernel/numa_balancing
+run "mainline NUMA balancing, tiering mode (kernel.numa_balancing=2)"
+
+if [ -f $PGHOT/enabled_sources ] && [ -d /sys/kernel/debug/pghot ] &&
+   grep -q kmigrated /proc/vmstat 2>/dev/null; then
+	echo 1 > $PGHOT/enabled_sources
+	run "pghot: hint faults recorded, kmigrated promotes (freq_threshold=$(cat $PGHOT/freq_threshold))"
+	echo 0 > $PGHOT/enabled_sources
+fi
+echo 0 > /proc/sys/kernel/numa_balancing

@@ -1,0 +1,223 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: every test of the project, ending with one summary line
+# "N passed, N failed[, N skipped]" and a non-zero exit status when anything
+# failed.
+#
+#   1. the series applies to the base with git am (no fuzz)
+#   2. checkpatch --strict is clean on every patch
+#   3. the kernels build: test (pghot on), debug (KASAN, lockdep, DEBUG_VM),
+#      precise (CONFIG_PGHOT_PRECISE) and nopghot (CONFIG_PGHOT=n), where the
+#      series has pghot
+#   4. W=1 gives no warning on lines the series adds or changes
+#   5. KUnit (TAP from the kernel log) in the test, precise and debug kernels
+#   6. the kselftests of tools/testing/selftests/mm/pghot in the tiered VM,
+#      with the test kernel (small and seed topologies) and the debug kernel
+#
+# CHECK_QUICK=1 skips the debug kernel (for a quick local run).
+
+. "$(dirname "$0")/lib.sh"
+
+LOGS=$BUILD/check
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
+npass=0 nfail=0 nskip=0
+failed=()
+
+result() { # status name [detail]
+	case $1 in
+	pass) npass=$((npass + 1)); printf 'PASS  %s%s\n' "$2" "${3:+ ($3)}" ;;
+	fail) nfail=$((nfail + 1)); failed+=("$2"); printf 'FAIL  %s%s\n' "$2" "${3:+ ($3)}" ;;
+	skip) nskip=$((nskip + 1)); printf 'SKIP  %s%s\n' "$2" "${3:+ ($3)}" ;;
+	esac
+}
+
+section() { printf '\n=== %s\n' "$*"; }
+
+has_pghot() { [ -f "$KSRC/mm/pghot.c" ]; }
+
+# --- 1. the series applies ------------------------------------------------
+section "series"
+if [ ! -d "$KSRC/.git" ]; then
+	if "$ROOT/scripts/tree.sh" > "$LOGS/tree.log" 2>&1; then
+		result pass "series applies with git am" "$(tail -n1 "$LOGS/tree.log")"
+	else
+		result fail "series applies with git am" "see $LOGS/tree.log"
+		tail -n 20 "$LOGS/tree.log"
+	fi
+else
+	# Keep the developer's tree; prove the series in a scratch clone.
+	scratch=$BUILD/apply-check
+	if BUILD=$scratch FORCE=1 "$ROOT/scripts/tree.sh" > "$LOGS/tree.log" 2>&1; then
+		result pass "series applies with git am" "$(tail -n1 "$LOGS/tree.log")"
+	else
+		result fail "series applies with git am" "see $LOGS/tree.log"
+		tail -n 20 "$LOGS/tree.log"
+	fi
+	rm -rf "$scratch"
+	if "$ROOT/scripts/export.sh" --check > "$LOGS/export.log" 2>&1; then
+		result pass "build/linux matches patches/"
+	else
+		result fail "build/linux matches patches/" "make export"
+		cat "$LOGS/export.log"
+	fi
+fi
+[ -d "$KSRC/.git" ] || { echo "no tree; giving up"; echo "$npass passed, $((nfail + 1)) failed"; exit 1; }
+
+# --- 2. checkpatch ----------------------------------------------------------
+section "checkpatch --strict"
+while read -r p; do
+	case "$p" in ''|'#'*) continue ;; esac
+	out=$(cd "$KSRC" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --no-color "$ROOT/patches/$p" 2>&1) || true
+	total=$(echo "$out" | grep '^total:' | tail -n1)
+	if echo "$total" | grep -q '^total: 0 errors, 0 warnings, 0 checks'; then
+		result pass "checkpatch $p"
+	else
+		result fail "checkpatch $p" "${total:-no result}"
+		echo "$out" | grep -E '^(ERROR|WARNING|CHECK)|^#' | head -n 20
+	fi
+done < "$ROOT/patches/series"
+
+# --- 3. kernels -------------------------------------------------------------
+section "kernel builds"
+flavours=(test)
+if has_pghot; then
+	flavours+=(precise nopghot)
+fi
+[ "${CHECK_QUICK:-0}" = 1 ] || flavours+=(debug)
+declare -A built
+for f in "${flavours[@]}"; do
+	if "$ROOT/scripts/build-kernel.sh" "$f" > "$LOGS/build-$f.log" 2>&1; then
+		built[$f]=1
+		result pass "build $f kernel" "$(grep -o 'built .* in [0-9]*s' "$LOGS/build-$f.log" | cut -d: -f1)"
+	else
+		result fail "build $f kernel" "see $LOGS/build-$f.log"
+		grep -E 'error|Error' "$LOGS/build-$f.log" | head -n 20
+	fi
+done
+
+# --- 4. W=1 on the lines the series touches ----------------------------------
+section "W=1"
+if [ -n "${built[test]:-}" ]; then
+	if "$ROOT/scripts/w1-check.sh" > "$LOGS/w1.log" 2>&1; then
+		result pass "W=1: no new warnings" "$(tail -n1 "$LOGS/w1.log")"
+	else
+		result fail "W=1: no new warnings" "see $LOGS/w1.log"
+		tail -n 30 "$LOGS/w1.log"
+	fi
+else
+	result fail "W=1: no new warnings" "test kernel did not build"
+fi
+
+# --- parsing helpers ----------------------------------------------------------
+# KUnit: test-case lines (depth 1) of the KTAP output in a console log.
+kunit_results() { # label console.log
+	local label=$1 log=$2 n=0
+	while IFS= read -r line; do
+		n=$((n + 1))
+		local name status
+		name=$(echo "$line" | sed -E 's/^ *(not )?ok [0-9]+ (- )?//; s/ *#.*$//')
+		if echo "$line" | grep -q '# SKIP'; then
+			status=skip
+		elif echo "$line" | grep -q '^ *not ok'; then
+			status=fail
+		else
+			status=pass
+		fi
+		result $status "kunit[$label] $name"
+	done < <(sed -E 's/^\[ *[0-9.]+\] //' "$log" | grep -E '^    (not )?ok [0-9]+ ')
+	if [ "$n" = 0 ]; then
+		if has_pghot; then
+			result fail "kunit[$label]" "no KUnit results in $log"
+		else
+			echo "(no KUnit suites before pghot exists)"
+		fi
+	fi
+}
+
+# kselftests: TAP lines of each program, and the program's exit status.
+selftest_results() { # label output.log
+	local label=$1 log=$2 prog= seen=0
+	while IFS= read -r line; do
+		case $line in
+		PGHOT-TEST-BEGIN\ *) prog=${line#PGHOT-TEST-BEGIN }; seen=0 ;;
+		PGHOT-TEST-END\ *)
+			set -- $line
+			if [ "$seen" = 0 ]; then
+				case $3 in
+				0) result pass "selftest[$label] $prog" ;;
+				4) result skip "selftest[$label] $prog" "skipped" ;;
+				*) result fail "selftest[$label] $prog" "exit $3, no TAP results" ;;
+				esac
+			elif [ "$3" != 0 ] && [ "$3" != 4 ] && [ "$seen" = ok ]; then
+				result fail "selftest[$label] $prog" "exit $3 after passing cases"
+			fi
+			prog= ;;
+		ok\ *|not\ ok\ *)
+			[ -n "$prog" ] || continue
+			local name
+			name=$(echo "$line" | sed -E 's/^(not )?ok [0-9]+ (- )?//; s/ *#.*$//')
+			if echo "$line" | grep -q '# SKIP'; then
+				result skip "selftest[$label] $prog: $name" "$(echo "$line" | sed 's/.*# SKIP *//')"
+				[ "$seen" = 0 ] && seen=ok
+			elif [ "${line#not }" != "$line" ]; then
+				result fail "selftest[$label] $prog: $name"
+				seen=fail
+			else
+				result pass "selftest[$label] $prog: $name"
+				[ "$seen" = 0 ] && seen=ok
+			fi ;;
+		esac
+	done < <(tr -d '\r' < "$log")
+}
+
+vm_run() { # label kernel topology timeout log-dir command...
+	local label=$1 kernel=$2 topo=$3 to=$4 dir=$5
+	shift 5
+	"$ROOT/scripts/vm.sh" --kernel "$kernel" --topology "$topo" --timeout "$to" \
+		--log "$dir" -- "$@" > "$dir.out" 2> "$dir.err"
+	local rc=$?
+	if grep -q '^VM: \(kernel splat\|timed out\|guest ended\|wrong memory tier\)' "$dir.err"; then
+		result fail "vm[$label] clean run" "$(grep '^VM:' "$dir.err" | head -n1)"
+		sed -n '1,40p' "$dir.err"
+		return 1
+	fi
+	result pass "vm[$label] clean run" "no splat, no hang"
+	return $rc
+}
+
+# --- 5./6. KUnit and kselftests in the VM ----------------------------------------
+section "KUnit and kselftests in the tiered VM"
+"$ROOT/scripts/mkinitramfs.sh" > "$LOGS/initramfs.log" 2>&1 ||
+	{ result fail "initramfs" "see $LOGS/initramfs.log"; }
+
+run_suite() { # label kernel topology timeout [selftests...]
+	local label=$1 kernel=$2 topo=$3 to=$4
+	shift 4
+	[ -n "${built[$kernel]:-}" ] || { result fail "vm[$label]" "$kernel kernel not built"; return; }
+	vm_run "$label" "$kernel" "$topo" "$to" "$LOGS/vm-$label" run-selftests "$@" || true
+	kunit_results "$label" "$LOGS/vm-$label/console.log"
+	selftest_results "$label" "$LOGS/vm-$label/output.log"
+}
+
+run_suite test-small test small 900
+run_suite test-seed test seed 900 tiering_promote
+if has_pghot; then
+	run_suite precise precise small 900
+	run_suite nopghot nopghot small 900 tiering_promote
+fi
+if [ "${CHECK_QUICK:-0}" != 1 ]; then
+	run_suite debug debug small 1800
+fi
+
+echo
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "failed:"
+	printf '  %s\n' "${failed[@]}"
+fi
+echo "logs: $LOGS"
+summary="$npass passed, $nfail failed"
+[ "$nskip" -gt 0 ] && summary="$summary, $nskip skipped"
+echo "$summary"
+[ "$nfail" = 0 ]
