@@ -72,7 +72,7 @@ selftests: initramfs
 	$(S)/vm.sh --kernel $(KERNEL) --topology $(TOPOLOGY) --timeout 1800 -- run-selftests $(TESTS)
 
 ## kunit          boot KERNEL and print its KUnit results
-kunit:
+kunit: initramfs
 	$(S)/vm.sh --kernel $(KERNEL) --log build/kunit -- true; \
 	sed -E 's/^\[ *[0-9.]+\] //' build/kunit/console.log | grep -E '^ *(KTAP|# Subtest|(not )?ok |# Totals)'
 
