@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Guest side of `make run`: a hot set on the slow node, promoted by each
-# mechanism the kernel has, one after the other.
+# Guest side of `make run`: a hot set on the slow node, without promotion
+# and with mainline NUMA balancing in tiering mode (pghot's sources off).
 SIZE=${SIZE:-256} STRIDE=${STRIDE:-4} SECONDS_=${DEMO_SECONDS:-20}
 SCHED=/sys/kernel/debug/sched/numa_balancing
 PGHOT=/sys/kernel/debug/pghot
@@ -29,10 +29,4 @@ run "no promotion (kernel.numa_balancing=0)"
 echo 2 > /proc/sys/kernel/numa_balancing
 run "mainline NUMA balancing, tiering mode (kernel.numa_balancing=2)"
 
-if [ -f $PGHOT/enabled_sources ] && [ -d /sys/kernel/debug/pghot ] &&
-   grep -q kmigrated /proc/vmstat 2>/dev/null; then
-	echo 1 > $PGHOT/enabled_sources
-	run "pghot: hint faults recorded, kmigrated promotes (freq_threshold=$(cat $PGHOT/freq_threshold))"
-	echo 0 > $PGHOT/enabled_sources
-fi
 echo 0 > /proc/sys/kernel/numa_balancing

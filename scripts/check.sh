@@ -208,12 +208,17 @@ section "KUnit and kselftests in the tiered VM"
 "$ROOT/scripts/mkinitramfs.sh" > "$LOGS/initramfs.log" 2>&1 ||
 	{ result fail "initramfs" "see $LOGS/initramfs.log"; }
 
+declare -A kunit_done
 run_suite() { # label kernel topology timeout [selftests...]
 	local label=$1 kernel=$2 topo=$3 to=$4
 	shift 4
 	[ -n "${built[$kernel]:-}" ] || { result fail "vm[$label]" "$kernel kernel not built"; return; }
 	vm_run "$label" "$kernel" "$topo" "$to" "$LOGS/vm-$label" run-selftests "$@" || true
-	kunit_results "$label" "$LOGS/vm-$label/console.log" "$kernel"
+	# KUnit runs at every boot; count it once per kernel, not per topology.
+	if [ -z "${kunit_done[$kernel]:-}" ]; then
+		kunit_done[$kernel]=1
+		kunit_results "$label" "$LOGS/vm-$label/console.log" "$kernel"
+	fi
 	selftest_results "$label" "$LOGS/vm-$label/output.log"
 }
 
