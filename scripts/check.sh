@@ -191,8 +191,9 @@ selftest_results() { # label output.log
 vm_run() { # label kernel topology timeout log-dir command...
 	local label=$1 kernel=$2 topo=$3 to=$4 dir=$5
 	shift 5
+	# shellcheck disable=SC2086 # VMOPTS holds several options
 	"$ROOT/scripts/vm.sh" --kernel "$kernel" --topology "$topo" --timeout "$to" \
-		--log "$dir" -- "$@" > "$dir.out" 2> "$dir.err"
+		${VMOPTS:-} --log "$dir" -- "$@" > "$dir.out" 2> "$dir.err"
 	local rc=$?
 	if grep -q '^VM: \(kernel splat\|timed out\|guest ended\|wrong memory tier\)' "$dir.err"; then
 		result fail "vm[$label] clean run" "$(grep '^VM:' "$dir.err" | head -n1)"

@@ -15,6 +15,8 @@
 #       small: node 0 DRAM + CPUs, node 1 CPU-less slow memory
 #       seed:  nodes 0 and 1 DRAM + one CPU each, node 2 CPU-less slow memory
 #   --fast-mb N, --slow-mb N  memory per DRAM / slow node (default 1024)
+#   --dimm-mb N              also plug an N MiB DIMM into the slow node at boot,
+#                            onlined to ZONE_MOVABLE so that it can be offlined
 #   --cpus N                 vCPUs (default 2)
 #   --kernel FLAVOUR|PATH    test (default), debug, precise, nopghot, or a bzImage
 #   --timeout S              whole-run timeout in seconds (default 600)
@@ -26,12 +28,13 @@
 . "$(dirname "$0")/lib.sh"
 
 topology=small fast_mb=1024 slow_mb=1024 cpus=2 kernel=test timeout=600
-logdir= append= tiercheck=1 shell=0
+logdir= append= tiercheck=1 shell=0 dimm_mb=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--topology) topology=$2; shift ;;
 	--fast-mb) fast_mb=$2; shift ;;
 	--slow-mb) slow_mb=$2; shift ;;
+	--dimm-mb) dimm_mb=$2; shift ;;
 	--cpus) cpus=$2; shift ;;
 	--kernel) kernel=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
@@ -76,6 +79,7 @@ small)
 	      -numa node,nodeid=1,memdev=m1,initiator=0
 	      $(hmat 0 0 10 10G) $(hmat 0 1 30 5G))
 	tiers="0|1"
+	slow_node=1
 	smp=$cpus
 	;;
 seed)
@@ -91,11 +95,22 @@ seed)
 	      $(hmat 0 0 10 10G) $(hmat 0 1 20 8G) $(hmat 0 2 30 5G)
 	      $(hmat 1 0 20 8G) $(hmat 1 1 10 10G) $(hmat 1 2 30 5G))
 	tiers="0-1|2"
+	slow_node=2
 	# One socket per DRAM node: CPUs of different nodes share no cache.
 	smp=$cpus,sockets=2,cores=$half,threads=1
 	;;
 *) die "unknown topology $topology" ;;
 esac
+
+memarg=${mem}M
+if [ "$dimm_mb" -gt 0 ]; then
+	# Cold-plugged through ACPI memory hotplug, so the kernel treats it as
+	# hotplugged memory and can offline it.
+	memarg="${mem}M,slots=1,maxmem=$((mem + dimm_mb))M"
+	numa+=(-object memory-backend-ram,id=dimm0,size=${dimm_mb}M
+	       -device pc-dimm,id=dimm0,memdev=dimm0,node=$slow_node)
+	append="$append memhp_default_state=online_movable"
+fi
 
 # The command rides in a second cpio archive appended to the initramfs.
 run=$logdir/initramfs
@@ -107,12 +122,14 @@ fi
 (cd "$run" && find . | cpio -o -H newc --quiet) > "$logdir/run.cpio"
 cat "$BUILD/initramfs.cpio" "$logdir/run.cpio" > "$logdir/initrd.cpio"
 
+# brd: a 128 MiB RAM disk for the page-cache tests (ext2 on /dev/ram0).
 kargs="console=ttyS0 panic=-1 panic_on_oops=1 loglevel=7 printk.time=1"
+kargs="$kargs brd.rd_nr=1 brd.rd_size=131072"
 [ $tiercheck = 1 ] && kargs="$kargs pghot.tiers=$tiers"
 kargs="$kargs $append"
 
 qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -machine q35,hmat=on
-      -smp "$smp" -m "${mem}M" "${numa[@]}" -kernel "$bz" -initrd "$logdir/initrd.cpio"
+      -smp "$smp" -m "$memarg" "${numa[@]}" -kernel "$bz" -initrd "$logdir/initrd.cpio"
       -append "$kargs" -display none -no-reboot -nic none)
 if [ $shell = 1 ]; then
 	exec "${qemu[@]}" -serial mon:stdio -serial file:"$logdir/output.log"
