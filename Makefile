@@ -93,6 +93,11 @@ checkpatch:
 	@for p in $$(grep -v '^#' patches/series); do echo "== $$p"; \
 	  (cd build/linux && PATH=/usr/bin:$$PATH ./scripts/checkpatch.pl --strict ../../patches/$$p) | tail -n 1; done
 
+## bench          compare the promotion mechanisms in the tiered VM (BENCH=quick|full|smoke)
+BENCH ?= quick
+bench: deps tree-if-missing kernel
+	$(S)/bench.sh --$(BENCH) --kernel $(KERNEL) $(BENCH_ARGS)
+
 ## clean          remove build/ (the cache of base sources and ccache stays)
 clean:
 	rm -rf build

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Guest side of `make run`: a hot set on the slow node, without promotion
-# and with mainline NUMA balancing in tiering mode (pghot's sources off).
+# Guest side of `make run`: a hot set on the slow node, without promotion,
+# with mainline NUMA balancing in tiering mode (pghot's sources off), and
+# with pghot (hint faults recorded, kmigrated promotes).
 SIZE=${SIZE:-256} STRIDE=${STRIDE:-4} SECONDS_=${DEMO_SECONDS:-20}
 SCHED=/sys/kernel/debug/sched/numa_balancing
 PGHOT=/sys/kernel/debug/pghot
@@ -30,3 +31,15 @@ echo 2 > /proc/sys/kernel/numa_balancing
 run "mainline NUMA balancing, tiering mode (kernel.numa_balancing=2)"
 
 echo 0 > /proc/sys/kernel/numa_balancing
+
+if grep -q '^pghot_kmigrated_passes ' /proc/vmstat; then
+	echo 2 > $PGHOT/freq_threshold
+	echo 1 > $PGHOT/enabled_sources
+	echo 2 > /proc/sys/kernel/numa_balancing
+	run "pghot: hint faults recorded, kmigrated promotes (enabled_sources=1, freq_threshold=2)"
+	echo 0 > /proc/sys/kernel/numa_balancing
+	echo 0 > $PGHOT/enabled_sources
+else
+	echo
+	echo "== pghot: this kernel has no kmigrated (CONFIG_PGHOT=n?), skipped"
+fi

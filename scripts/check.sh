@@ -223,14 +223,30 @@ run_suite() { # label kernel topology timeout [selftests...]
 	selftest_results "$label" "$LOGS/vm-$label/output.log"
 }
 
-run_suite test-small test small 900
-run_suite test-seed test seed 900 tiering_promote
+# The small topology gets a movable DIMM on the slow node for hotplug_test.
+VMOPTS="--dimm-mb 256" run_suite test-small test small 1200
+run_suite test-seed test seed 900 tiering_promote \
+	kmigrated_test:-r:promote.threshold2.hot_set_promoted
 if has_pghot; then
-	run_suite precise precise small 900
+	VMOPTS="--dimm-mb 256" run_suite precise precise small 1200
 	run_suite nopghot nopghot small 900 tiering_promote
 fi
+# A short run of the benchmark harness (make bench), so that it cannot rot:
+# it fails on a broken run, missing output or a report that cannot be made.
+if has_pghot && [ -n "${built[test]:-}" ]; then
+	if "$ROOT/scripts/bench.sh" --smoke --kernel test --out "$LOGS/bench" \
+		> "$LOGS/bench.log" 2>&1; then
+		result pass "bench smoke run" "table, CSV and plot in $LOGS/bench"
+	else
+		result fail "bench smoke run" "see $LOGS/bench.log"
+	fi
+fi
 if [ "${CHECK_QUICK:-0}" != 1 ]; then
-	run_suite debug debug small 1800
+	# Emulated KASAN/lockdep kernels are ~30x slower: a representative
+	# subset of kmigrated_test (base pages, THP, the disable path).
+	VMOPTS="--dimm-mb 256" run_suite debug debug small 2400 debugfs_test \
+		tiering_promote hotplug_test \
+		kmigrated_test:-r:promote.threshold1.hot_set_promoted:-r:kmigrated.thp_promoted_whole:-r:kmigrated.disable_stops_promotion
 fi
 
 echo

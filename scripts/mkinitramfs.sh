@@ -4,6 +4,7 @@
 # Build build/initramfs.cpio: busybox-static, numactl and numastat with their
 # shared libraries, the selftests of tools/testing/selftests/mm/pghot (static)
 # and the benchmark programs.  vm.sh appends a small archive with /run.sh.
+# INITRAMFS_EXTRA="prog ..." adds more host programs with their libraries.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -31,6 +32,12 @@ copy_with_libs() {
 }
 for b in numactl numastat; do
 	p=$(command -v $b 2>/dev/null) && copy_with_libs "$p"
+done
+# More host programs, with their libraries, when the caller asks for them
+# (the benchmark harness: INITRAMFS_EXTRA="redis-server redis-benchmark ...").
+for b in ${INITRAMFS_EXTRA:-}; do
+	p=$(command -v "$b" 2>/dev/null) || die "INITRAMFS_EXTRA: $b is not installed (make deps)"
+	copy_with_libs "$p"
 done
 
 # Selftests, statically linked so that they need nothing from the image.

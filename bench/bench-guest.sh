@@ -1,0 +1,311 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side of the benchmark harness (scripts/bench.sh): run one scenario
+# under one promotion mechanism in a freshly booted tiered VM and print what
+# the host parses:
+#
+#   @run key=value ...        what ran (scenario, mechanism, kernel, nodes)
+#   @note text                remarks that go into the report
+#   @csv-begin NAME ... @csv-end   a time series (hotset --csv, redis sampler)
+#   @redis key=value ...      one redis-benchmark round
+#   @stop key=value ...       the mechanism's own totals after the last sample
+#   @end key=value ...        the end of the run
+#
+# Usage: bench-guest.sh KEY=VALUE ...   (defaults below)
+#   scenario   chase-st, chase-mt, phase, overcommit or redis
+#   mech       the mechanism (below)
+#   size_mb, hot_pct, threads, chunks, lines, seconds, interval, phase_at,
+#   fast_mb    the hotset workload (bench/hotset.c --help)
+#   redis_*    dataset (keys, value bytes), GET key range (% of the keys),
+#              rounds of redis-benchmark, requests per round, clients
+#   damon_*    DAMON sampling and aggregation intervals, region limits, and
+#              the age (in aggregation intervals) before migrate_cold
+#
+# Mechanisms:
+#   off            kernel.numa_balancing=0, nothing promotes
+#   tiering        mainline NUMA balancing in tiering mode (numa_balancing=2),
+#                  pghot's sources off
+#   pghot1, pghot2 numa_balancing=2 with pghot's hint-fault source, promoted by
+#                  kmigrated; freq_threshold 1 or 2
+#   damon-promote  DAMON (paddr) over the slow node: migrate_hot to the fast node
+#   damon-bidir    damon-promote plus a second kdamond over the fast node:
+#                  migrate_cold to the slow node
+set -eu
+# shellcheck disable=SC3040 # busybox ash has pipefail
+set -o pipefail
+
+scenario=chase-st mech=off size_mb=256 hot_pct=25 threads=1 chunks=
+seconds=30 interval=2 lines=1 phase_at="" fast_mb=""
+redis_keys=100000 redis_value=512 redis_hot_pct=25 redis_rounds=8
+redis_requests=20000 redis_clients=8
+damon_sample_us=5000 damon_aggr_us=100000 damon_min_regions=10
+damon_max_regions=1000 damon_cold_age=50 enable_only=0 stop_only=0
+for a in "$@"; do
+	case ${a%%=*} in
+	scenario|mech|size_mb|hot_pct|threads|chunks|seconds|interval|lines|\
+	phase_at|fast_mb|redis_keys|redis_value|redis_hot_pct|redis_rounds|\
+	redis_requests|redis_clients|damon_sample_us|damon_aggr_us|\
+	damon_min_regions|damon_max_regions|damon_cold_age)
+		eval "${a%%=*}=\${a#*=}" ;;
+	__enable) enable_only=1 ;;
+	__stop) stop_only=1 ;;
+	*) echo "bench-guest: unknown argument $a" >&2; exit 2 ;;
+	esac
+done
+
+SCHED=/sys/kernel/debug/sched/numa_balancing
+PGHOT=/sys/kernel/debug/pghot
+DAMON=/sys/kernel/mm/damon/admin
+VMSTAT=pgpromote_,pgdemote_,pgmigrate_success,pgmigrate_fail,numa_hint_faults,numa_pages_migrated,pghot_
+KTHREADS=kmigrated,kdamond
+
+die() { echo "bench-guest: $*" >&2; exit 1; }
+note() { echo "@note $*"; }
+put() { # file value: write a tunable, fail loudly
+	echo "$2" > "$1" || die "cannot write '$2' to $1"
+}
+
+# The top tier's first node with CPUs (fast) and the first lower-tier node
+# with memory (slow), from the memory tiers.
+tiers=$(for d in /sys/devices/virtual/memory_tiering/memory_tier*; do
+	[ -f "$d/nodelist" ] && echo "${d##*memory_tier} $(cat "$d/nodelist")"
+done | sort -n)
+[ "$(echo "$tiers" | wc -l)" -ge 2 ] || die "no lower memory tier"
+first_node() { echo "$1" | sed 's/[-,].*//'; }
+fast=$(first_node "$(echo "$tiers" | head -n1 | cut -d' ' -f2)")
+slow=$(first_node "$(echo "$tiers" | sed -n 2p | cut -d' ' -f2)")
+
+# Physical address range [start, end) of node $1, from its memory blocks.
+node_range() {
+	bs=$((0x$(cat /sys/devices/system/memory/block_size_bytes)))
+	blocks=$(for m in /sys/devices/system/node/node"$1"/memory[0-9]*; do
+		echo "${m##*memory}"; done | sort -n)
+	lo=$(echo "$blocks" | head -n1)
+	hi=$(echo "$blocks" | tail -n1)
+	echo "$((lo * bs)) $(((hi + 1) * bs))"
+}
+
+node_free_mb() {
+	awk '/MemFree:/ { print int($4 / 1024) }' /sys/devices/system/node/node"$1"/meminfo
+}
+
+has_kmigrated() {
+	grep -q '^pghot_kmigrated' /proc/vmstat && return 0
+	for c in /proc/[0-9]*/comm; do
+		case $(cat "$c" 2>/dev/null) in kmigrated*) return 0 ;; esac
+	done
+	return 1
+}
+
+prepare() {
+	echo "@run scenario=$scenario mech=$mech kernel=$(uname -r) fast_node=$fast slow_node=$slow" \
+		"fast_free_mb=$(node_free_mb "$fast") slow_free_mb=$(node_free_mb "$slow") cpus=$(nproc)"
+
+	# Everything off and the same NUMA-balancing scan rate for every mechanism
+	# (fast scanning so that promotion shows within seconds under emulation).
+	echo 0 > /proc/sys/kernel/numa_balancing
+	put $SCHED/scan_delay_ms 100
+	put $SCHED/scan_period_min_ms 100
+	put $SCHED/scan_period_max_ms 1000
+	[ -f $PGHOT/enabled_sources ] && put $PGHOT/enabled_sources 0
+	case $scenario in
+	overcommit) put /sys/kernel/mm/numa/demotion_enabled 1 ;;
+	*) put /sys/kernel/mm/numa/demotion_enabled 0 ;;
+	esac
+}
+
+# One kdamond: paddr monitoring of node $2's memory, one scheme $3 to node $4.
+damon_kdamond() { # index node action target_nid nr_accesses_min nr_accesses_max age_min
+	k=$DAMON/kdamonds/$1
+	c=$k/contexts/0
+	put "$k"/contexts/nr_contexts 1
+	put "$c"/operations paddr
+	put "$c"/monitoring_attrs/intervals/sample_us "$damon_sample_us"
+	put "$c"/monitoring_attrs/intervals/aggr_us "$damon_aggr_us"
+	put "$c"/monitoring_attrs/nr_regions/min "$damon_min_regions"
+	put "$c"/monitoring_attrs/nr_regions/max "$damon_max_regions"
+	put "$c"/targets/nr_targets 1
+	put "$c"/targets/0/regions/nr_regions 1
+	# shellcheck disable=SC2046 # two words: start end
+	set -- "$@" $(node_range "$2")
+	put "$c"/targets/0/regions/0/start "$8"
+	put "$c"/targets/0/regions/0/end "$9"
+	put "$c"/schemes/nr_schemes 1
+	s=$c/schemes/0
+	put "$s"/action "$3"
+	put "$s"/target_nid "$4"
+	put "$s"/access_pattern/sz/min 4096
+	put "$s"/access_pattern/sz/max 1099511627776
+	put "$s"/access_pattern/age/max 4294967295
+	put "$s"/access_pattern/nr_accesses/min "$5"
+	put "$s"/access_pattern/nr_accesses/max "$6"
+	put "$s"/access_pattern/age/min "$7"
+	echo "@note DAMON kdamond $1: paddr node $2 [$8, $9), $3 -> node $4," \
+		"nr_accesses $5..$6, age >= $7, sample ${damon_sample_us}us aggr ${damon_aggr_us}us," \
+		"regions $damon_min_regions..$damon_max_regions"
+}
+
+damon_stat() { # index: bytes the scheme applied its action to
+	put $DAMON/kdamonds/"$1"/state update_schemes_stats
+	cat $DAMON/kdamonds/"$1"/contexts/0/schemes/0/stats/sz_applied
+}
+
+# Turn the mechanism on: run when the workload's memory is in place.
+enable_mech() {
+	case $mech in
+	off) ;;
+	tiering)
+		put /proc/sys/kernel/numa_balancing 2 ;;
+	pghot1|pghot2)
+		[ -f $PGHOT/enabled_sources ] || die "kernel has no pghot debugfs"
+		put $PGHOT/freq_threshold "${mech#pghot}"
+		put $PGHOT/enabled_sources 1
+		put /proc/sys/kernel/numa_balancing 2 ;;
+	damon-promote|damon-bidir)
+		[ -d $DAMON ] || die "kernel has no DAMON sysfs"
+		n=1
+		[ "$mech" = damon-bidir ] && n=2
+		put $DAMON/kdamonds/nr_kdamonds $n
+		damon_kdamond 0 "$slow" migrate_hot "$fast" 1 4294967295 0
+		[ $n = 2 ] && damon_kdamond 1 "$fast" migrate_cold "$slow" 0 0 "$damon_cold_age"
+		i=0
+		while [ $i -lt $n ]; do
+			put $DAMON/kdamonds/$i/state on
+			i=$((i + 1))
+		done ;;
+	*) die "unknown mechanism $mech" ;;
+	esac
+}
+
+# Right after the last sample: DAMON's own counts of what it migrated, and
+# DAMON off (so that they match the counters of the samples).
+stop_mech() {
+	promo="" demo=""
+	case $mech in
+	damon-*)
+		promo=$(($(damon_stat 0) / 4096))
+		if [ "$mech" = damon-bidir ]; then
+			demo=$(($(damon_stat 1) / 4096))
+		fi
+		for k in "$DAMON"/kdamonds/[0-9]*; do echo off > "$k/state" || true; done ;;
+	esac
+	echo "@stop damon_promoted_pages=${promo:--} damon_demoted_pages=${demo:--}"
+}
+
+end_stats() {
+	echo "@end redis_load_s=${load_s:--} redis_bench_s=${bench_s:--}" \
+		"fast_free_mb=$(node_free_mb "$fast") slow_free_mb=$(node_free_mb "$slow")"
+}
+
+run_hotset() { # extra hotset options
+	echo "@csv-begin hotset"
+	hotset --csv --chase --size-mb "$size_mb" --hot-pct "$hot_pct" \
+		--threads "$threads" --chunks "${chunks:-$threads}" --lines "$lines" \
+		--seconds "$seconds" --interval "$interval" --vmstat "$VMSTAT" \
+		--kthreads "$KTHREADS" --setup /tmp/enable.sh --teardown /tmp/stop.sh "$@"
+	echo "@csv-end"
+}
+
+# Redis: dataset loaded on the fast node, moved to the slow node, then GETs
+# over the first redis_hot_pct% of the keys while a sampler records where
+# redis-server's memory is.
+run_redis() {
+	command -v redis-server >/dev/null || die "redis-server is not in the initramfs (scripts/deps.sh installs it; bench.sh adds it)"
+	command -v migratepages >/dev/null || die "migratepages (numactl) is not in the initramfs"
+	mkdir -p /tmp/redis
+	redis-server --port 0 --unixsocket /tmp/redis.sock --save '' --appendonly no \
+		--dir /tmp/redis --daemonize no --loglevel warning > /tmp/redis/log 2>&1 &
+	rpid=$!
+	i=0
+	while ! redis-cli -s /tmp/redis.sock ping >/dev/null 2>&1; do
+		i=$((i + 1)); [ $i -lt 100 ] || die "redis-server did not start: $(cat /tmp/redis/log)"
+		sleep 0.2
+	done
+	t0=$(date +%s)
+	awk -v n="$redis_keys" -v sz="$redis_value" 'BEGIN {
+		v = "x"; while (length(v) < sz) v = v v; v = substr(v, 1, sz)
+		for (i = 0; i < n; i++) {
+			k = sprintf("key:%012d", i)
+			printf "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n", length(k), k, sz, v
+		} }' | redis-cli -s /tmp/redis.sock --pipe > /tmp/redis/load 2>&1 ||
+		die "loading the dataset failed: $(cat /tmp/redis/load)"
+	migratepages "$rpid" "$fast" "$slow" || die "migratepages failed"
+	load_s=$(($(date +%s) - t0))
+	echo "@note redis: $redis_keys keys of $redis_value bytes loaded on node $fast," \
+		"moved to node $slow; GETs over the first $redis_hot_pct% of the keys," \
+		"$redis_clients clients, $redis_rounds rounds of $redis_requests requests"
+	/tmp/enable.sh
+	hot=$((redis_keys * redis_hot_pct / 100))
+	# The sampler: where redis-server's memory is, and the counters.
+	hotset --watch "$rpid" --seconds 100000 --interval "$interval" \
+		--vmstat "$VMSTAT" --kthreads "$KTHREADS" > /tmp/redis/samples &
+	spid=$!
+	start=$(date +%s)
+	r=0
+	while [ $r -lt "$redis_rounds" ]; do
+		redis-benchmark -s /tmp/redis.sock -t get -r "$hot" -n "$redis_requests" \
+			-c "$redis_clients" --csv 2>/dev/null | tail -n1 > /tmp/redis/round.$r
+		r=$((r + 1))
+	done
+	kill -TERM $spid
+	wait $spid || die "the redis sampler failed"
+	/tmp/stop.sh
+	echo "@csv-begin redis"
+	cat /tmp/redis/samples
+	echo "@csv-end"
+	r=0
+	while [ $r -lt "$redis_rounds" ]; do
+		# "GET","rps","avg","min","p50","p95","p99","max"
+		tr -d '"' < /tmp/redis/round.$r | awk -F, -v r=$r '{ printf "@redis round=%d rps=%s avg_ms=%s p50_ms=%s p99_ms=%s\n", r, $2, $3, $5, $7 }'
+		r=$((r + 1))
+	done
+	bench_s=$(($(date +%s) - start))
+	kill "$rpid" 2>/dev/null || true
+}
+
+if [ "$enable_only" = 1 ]; then
+	enable_mech
+	exit 0
+fi
+if [ "$stop_only" = 1 ]; then
+	stop_mech
+	exit 0
+fi
+
+# The scripts hotset runs once the buffer is in place (--setup) and after
+# the last sample (--teardown).
+cat > /tmp/enable.sh <<EOF
+#!/bin/sh
+exec "$0" $* __enable
+EOF
+cat > /tmp/stop.sh <<EOF
+#!/bin/sh
+exec "$0" $* __stop
+EOF
+chmod 755 /tmp/enable.sh /tmp/stop.sh
+prepare
+case $mech in
+pghot1|pghot2)
+	has_kmigrated || note "this kernel has no kmigrated" ;;
+esac
+
+case $scenario in
+chase-st) run_hotset --chunks 1 ;;
+chase-mt) run_hotset ;;
+phase)
+	run_hotset --chunks "${chunks:-1}" --phase-at "${phase_at:-$((seconds / 2))}" ;;
+overcommit)
+	# The head of the buffer fills the fast node (less a margin above the
+	# kernel's watermarks), the rest lands on the slow node: promoting the
+	# hot chunks there needs demotion.
+	free=$(node_free_mb "$fast")
+	fm=${fast_mb:-$((free - 16))}
+	[ "$fm" -lt "$size_mb" ] || die "overcommit: size_mb=$size_mb does not exceed the fast part ($fm MB)"
+	[ "$fm" -lt "$free" ] || die "overcommit: fast_mb=$fm does not fit in the $free MB free on node $fast"
+	note "overcommit: $fm of $size_mb MB start on the fast node ($free MB free), demotion_enabled=1"
+	run_hotset --chunks "${chunks:-8}" --fast-mb "$fm" ;;
+redis) run_redis ;;
+*) die "unknown scenario $scenario" ;;
+esac
+end_stats
