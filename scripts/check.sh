@@ -244,7 +244,7 @@ fi
 if [ "${CHECK_QUICK:-0}" != 1 ]; then
 	# Emulated KASAN/lockdep kernels are ~30x slower: a representative
 	# subset of kmigrated_test (base pages, THP, the disable path).
-	VMOPTS="--dimm-mb 256" run_suite debug debug small 2400 debugfs_test \
+	VMOPTS="--dimm-mb 256" run_suite debug debug small 2400 debugfs_test ibs_test \
 		tiering_promote hotplug_test \
 		kmigrated_test:-r:promote.threshold1.hot_set_promoted:-r:kmigrated.thp_promoted_whole:-r:kmigrated.disable_stops_promotion
 fi
