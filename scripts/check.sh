@@ -10,7 +10,8 @@
 #   3. the kernels build: test (pghot on), debug (KASAN, lockdep, DEBUG_VM),
 #      precise (CONFIG_PGHOT_PRECISE) and nopghot (CONFIG_PGHOT=n), where the
 #      series has pghot
-#   4. W=1 gives no warning on lines the series adds or changes
+#   4. W=1 gives no warning on lines the series adds or changes, and the
+#      files it touches build in an allmodconfig kernel (CONFIG_WERROR)
 #   5. KUnit (TAP from the kernel log) in the test, precise and debug kernels
 #   6. the kselftests of tools/testing/selftests/mm/pghot in the tiered VM,
 #      with the test kernel (small and seed topologies) and the debug kernel
@@ -123,6 +124,17 @@ if [ -n "${built[test]:-}" ]; then
 	fi
 else
 	result fail "W=1: no new warnings" "test kernel did not build"
+fi
+
+# --- 4b. allmodconfig build of the files the series touches ---------------------
+if has_pghot; then
+	section "allmodconfig"
+	if "$ROOT/scripts/allmod-check.sh" > "$LOGS/allmod.log" 2>&1; then
+		result pass "allmodconfig: touched files build" "$(tail -n1 "$LOGS/allmod.log")"
+	else
+		result fail "allmodconfig: touched files build" "see $LOGS/allmod.log"
+		tail -n 30 "$LOGS/allmod.log"
+	fi
 fi
 
 # --- parsing helpers ----------------------------------------------------------
