@@ -13,10 +13,20 @@
 #   @end key=value ...        the end of the run
 #
 # Usage: bench-guest.sh KEY=VALUE ...   (defaults below)
-#   scenario   chase-st, chase-mt, phase, overcommit or redis
+#   scenario   chase-st, chase-mt, phase, overcommit, redis, or the scattered
+#              ones: scatter, scatter-big, scatter-slow, scatter-full
 #   mech       the mechanism (below)
 #   size_mb, hot_pct, threads, chunks, lines, seconds, interval, phase_at,
-#   fast_mb    the hotset workload (bench/hotset.c --help)
+#   fast_mb    the hotset workload (bench/hotset.c --help); phase_at=-1: no
+#              phase change in the scatter scenarios
+#   scatter_pct, c100ms, c1s, c5s, c30s, once
+#              scatter scenarios: the hot set and the frequency classes (pages
+#              touched every 0.1/1/5/30 s, once), % of the buffer's pages
+#   seed, sample_max  hotset's --seed and --sample-max
+#   fill_leave_mb     scatter-full: MiB left free on the fast node after filling it
+#   scan_period_min_ms, scan_delay_ms
+#              NUMA-balancing scan tunables to set; empty (the default): the
+#              kernel's own values (scatter-slow sets scan_period_min_ms=4000)
 #   redis_*    dataset (keys, value bytes), GET key range (% of the keys),
 #              rounds of redis-benchmark, requests per round, clients
 #   damon_*    DAMON sampling and aggregation intervals, region limits, and
@@ -26,8 +36,11 @@
 #   off            kernel.numa_balancing=0, nothing promotes
 #   tiering        mainline NUMA balancing in tiering mode (numa_balancing=2),
 #                  pghot's sources off
-#   pghot1, pghot2 numa_balancing=2 with pghot's hint-fault source, promoted by
-#                  kmigrated; freq_threshold 1 or 2
+#   pghot          numa_balancing=2 with pghot's hint-fault source, promoted by
+#                  kmigrated, every pghot tunable at the kernel's default
+#   pghot1, pghot2 the same with freq_threshold 1 or 2
+#   base           mainline tiering (numa_balancing=2) on a kernel without pghot
+#                  (the harness boots the nopghot kernel for it)
 #   damon-promote  DAMON (paddr) over the slow node: migrate_hot to the fast node
 #   damon-bidir    damon-promote plus a second kdamond over the fast node:
 #                  migrate_cold to the slow node
@@ -37,6 +50,8 @@ set -o pipefail
 
 scenario=chase-st mech=off size_mb=256 hot_pct=25 threads=1 chunks=
 seconds=30 interval=2 lines=1 phase_at="" fast_mb=""
+scatter_pct=12.5 c100ms=2 c1s=2 c5s=2 c30s=2 once=2 seed=1 sample_max=32768
+fill_leave_mb=16 scan_period_min_ms="" scan_delay_ms=""
 redis_keys=100000 redis_value=512 redis_hot_pct=25 redis_rounds=8
 redis_requests=20000 redis_clients=8
 damon_sample_us=5000 damon_aggr_us=100000 damon_min_regions=10
@@ -46,7 +61,9 @@ for a in "$@"; do
 	scenario|mech|size_mb|hot_pct|threads|chunks|seconds|interval|lines|\
 	phase_at|fast_mb|redis_keys|redis_value|redis_hot_pct|redis_rounds|\
 	redis_requests|redis_clients|damon_sample_us|damon_aggr_us|\
-	damon_min_regions|damon_max_regions|damon_cold_age)
+	damon_min_regions|damon_max_regions|damon_cold_age|scatter_pct|c100ms|\
+	c1s|c5s|c30s|once|seed|sample_max|fill_leave_mb|scan_period_min_ms|\
+	scan_delay_ms)
 		eval "${a%%=*}=\${a#*=}" ;;
 	__enable) enable_only=1 ;;
 	__stop) stop_only=1 ;;
@@ -54,10 +71,15 @@ for a in "$@"; do
 	esac
 done
 
+# scatter-slow: a scan pass of minutes (a large task) scaled down to the VM.
+if [ "$scenario" = scatter-slow ] && [ -z "$scan_period_min_ms" ]; then
+	scan_period_min_ms=4000
+fi
+
 SCHED=/sys/kernel/debug/sched/numa_balancing
 PGHOT=/sys/kernel/debug/pghot
 DAMON=/sys/kernel/mm/damon/admin
-VMSTAT=pgpromote_,pgdemote_,pgmigrate_success,pgmigrate_fail,numa_hint_faults,numa_pages_migrated,pghot_
+VMSTAT=pgpromote_,pgdemote_,pgmigrate_success,pgmigrate_fail,numa_pte_updates,numa_huge_pte_updates,numa_hint_faults,numa_pages_migrated,pghot_
 KTHREADS=kmigrated,kdamond
 
 die() { echo "bench-guest: $*" >&2; exit 1; }
@@ -98,19 +120,48 @@ has_kmigrated() {
 	return 1
 }
 
+# name=value for every regular file of directory $2 (but stats), prefixed $1.
+dump_dir() {
+	for f in "$2"/*; do
+		[ -f "$f" ] || continue
+		case ${f##*/} in stats) continue ;; esac
+		printf ' %s%s=%s' "$1" "${f##*/}" "$(tr -s ' \n' ',,' < "$f" 2>/dev/null | sed 's/,$//')"
+	done
+}
+
+# The tunables in effect, for the report: NUMA balancing, demotion, the
+# scanner's, pghot's (every file of its debugfs directory).
+dump_tunables() {
+	echo "@note tunables: numa_balancing=$(cat /proc/sys/kernel/numa_balancing)" \
+		"demotion_enabled=$(cat /sys/kernel/mm/numa/demotion_enabled)$(dump_dir "" $SCHED)$(
+		if [ -d $PGHOT ]; then dump_dir pghot. $PGHOT; else echo " (no pghot)"; fi)"
+}
+
 prepare() {
 	echo "@run scenario=$scenario mech=$mech kernel=$(uname -r) fast_node=$fast slow_node=$slow" \
 		"fast_free_mb=$(node_free_mb "$fast") slow_free_mb=$(node_free_mb "$slow") cpus=$(nproc)"
 
-	# Everything off and the same NUMA-balancing scan rate for every mechanism
-	# (fast scanning so that promotion shows within seconds under emulation).
+	# Everything off.  The NUMA-balancing scanner keeps the kernel's own
+	# tunables unless the scenario sets one (scatter-slow: a slower pass,
+	# standing in for a large task).
 	echo 0 > /proc/sys/kernel/numa_balancing
-	put $SCHED/scan_delay_ms 100
-	put $SCHED/scan_period_min_ms 100
-	put $SCHED/scan_period_max_ms 1000
+	set_scan=""
+	if [ -n "$scan_delay_ms" ]; then
+		put $SCHED/scan_delay_ms "$scan_delay_ms"
+		set_scan="$set_scan scan_delay_ms=$scan_delay_ms"
+	fi
+	if [ -n "$scan_period_min_ms" ]; then
+		put $SCHED/scan_period_min_ms "$scan_period_min_ms"
+		set_scan="$set_scan scan_period_min_ms=$scan_period_min_ms"
+	fi
+	if [ -n "$set_scan" ]; then
+		note "scan tunables: set by the scenario:$set_scan, the others kernel defaults; in effect:$(dump_dir "" $SCHED)"
+	else
+		note "scan tunables: kernel defaults:$(dump_dir "" $SCHED)"
+	fi
 	[ -f $PGHOT/enabled_sources ] && put $PGHOT/enabled_sources 0
 	case $scenario in
-	overcommit) put /sys/kernel/mm/numa/demotion_enabled 1 ;;
+	overcommit|scatter-full) put /sys/kernel/mm/numa/demotion_enabled 1 ;;
 	*) put /sys/kernel/mm/numa/demotion_enabled 0 ;;
 	esac
 }
@@ -157,9 +208,12 @@ enable_mech() {
 	off) ;;
 	tiering)
 		put /proc/sys/kernel/numa_balancing 2 ;;
-	pghot1|pghot2)
+	base)
+		[ -d $PGHOT ] && note "base: this kernel has pghot (not the unpatched base)"
+		put /proc/sys/kernel/numa_balancing 2 ;;
+	pghot|pghot1|pghot2)
 		[ -f $PGHOT/enabled_sources ] || die "kernel has no pghot debugfs"
-		put $PGHOT/freq_threshold "${mech#pghot}"
+		[ "$mech" = pghot ] || put $PGHOT/freq_threshold "${mech#pghot}"
 		put $PGHOT/enabled_sources 1
 		put /proc/sys/kernel/numa_balancing 2 ;;
 	damon-promote|damon-bidir)
@@ -176,6 +230,7 @@ enable_mech() {
 		done ;;
 	*) die "unknown mechanism $mech" ;;
 	esac
+	dump_tunables
 }
 
 # Right after the last sample: DAMON's own counts of what it migrated, and
@@ -198,9 +253,9 @@ end_stats() {
 		"fast_free_mb=$(node_free_mb "$fast") slow_free_mb=$(node_free_mb "$slow")"
 }
 
-run_hotset() { # extra hotset options
+run_hotset() { # extra hotset options (the layout: --hot-pct or --scatter)
 	echo "@csv-begin hotset"
-	hotset --csv --chase --size-mb "$size_mb" --hot-pct "$hot_pct" \
+	hotset --csv --chase --size-mb "$size_mb" \
 		--threads "$threads" --chunks "${chunks:-$threads}" --lines "$lines" \
 		--seconds "$seconds" --interval "$interval" --vmstat "$VMSTAT" \
 		--kthreads "$KTHREADS" --setup /tmp/enable.sh --teardown /tmp/stop.sh "$@"
@@ -286,15 +341,15 @@ EOF
 chmod 755 /tmp/enable.sh /tmp/stop.sh
 prepare
 case $mech in
-pghot1|pghot2)
+pghot|pghot1|pghot2)
 	has_kmigrated || note "this kernel has no kmigrated" ;;
 esac
 
 case $scenario in
-chase-st) run_hotset --chunks 1 ;;
-chase-mt) run_hotset ;;
+chase-st) run_hotset --hot-pct "$hot_pct" --chunks 1 ;;
+chase-mt) run_hotset --hot-pct "$hot_pct" ;;
 phase)
-	run_hotset --chunks "${chunks:-1}" --phase-at "${phase_at:-$((seconds / 2))}" ;;
+	run_hotset --hot-pct "$hot_pct" --chunks "${chunks:-1}" --phase-at "${phase_at:-$((seconds / 2))}" ;;
 overcommit)
 	# The head of the buffer fills the fast node (less a margin above the
 	# kernel's watermarks), the rest lands on the slow node: promoting the
@@ -304,7 +359,24 @@ overcommit)
 	[ "$fm" -lt "$size_mb" ] || die "overcommit: size_mb=$size_mb does not exceed the fast part ($fm MB)"
 	[ "$fm" -lt "$free" ] || die "overcommit: fast_mb=$fm does not fit in the $free MB free on node $fast"
 	note "overcommit: $fm of $size_mb MB start on the fast node ($free MB free), demotion_enabled=1"
-	run_hotset --chunks "${chunks:-8}" --fast-mb "$fm" ;;
+	run_hotset --hot-pct "$hot_pct" --chunks "${chunks:-8}" --fast-mb "$fm" ;;
+scatter|scatter-big|scatter-slow|scatter-full)
+	# A scattered hot set (random pages of the whole buffer, chased) and
+	# frequency classes; the hot set moves to fresh random pages midway.
+	pa=${phase_at:-$((seconds / 2))}
+	note "scatter: hot set $scatter_pct% of the pages at random (seed $seed), touched" \
+		"continuously; classes (% of the pages): every 0.1 s $c100ms, 1 s $c1s," \
+		"5 s $c5s, 30 s $c30s, once $once; the rest untouched after setup;" \
+		"$(if [ "$pa" = -1 ]; then echo "no phase change"; else echo "the hot set moves at $pa s"; fi)"
+	set -- --chunks 1 --scatter "$scatter_pct" --every-100ms "$c100ms" --every-1s "$c1s" \
+		--every-5s "$c5s" --every-30s "$c30s" --once "$once" --seed "$seed" \
+		--sample-max "$sample_max" --phase-at "$pa"
+	if [ "$scenario" = scatter-full ]; then
+		note "scatter-full: the fast node is filled with other data (never touched" \
+			"again) until $fill_leave_mb MB remain free, demotion_enabled=1"
+		set -- "$@" --fill-fast-leave-mb "$fill_leave_mb"
+	fi
+	run_hotset "$@" ;;
 redis) run_redis ;;
 *) die "unknown scenario $scenario" ;;
 esac

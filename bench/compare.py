@@ -8,9 +8,12 @@ committed results (docs/bench/results.csv):
 Each argument is a results directory (or a results.csv).  For every scenario
 and mechanism found in the first run, prints "first / second" for the
 columns that say where pages went and what it cost: hot-set coverage,
-over-promotion, time to 90%, promotions, all migrations and the CPU time of
-the promotion thread.  It judges nothing; see docs/bench.md for how much
-each column moves between runs.
+over-promotion, time to 90% (before and after a phase change), the share of
+the pages touched once that were promoted (scatter scenarios), promotions,
+all migrations, the CPU time of the promotion thread and the task's system
+time.  A column shows when either run has it (older results lack the newer
+columns: "-").  With --repeat the values are medians.  It judges nothing;
+see docs/bench.md for how much each column moves between runs.
 
 Exit status 1 when a file cannot be read or has no rows.
 """
@@ -22,13 +25,18 @@ COLUMNS = [
     ("hot_pct", "hot %", "%.1f"),
     ("over_pct", "over %", "%.1f"),
     ("t90", "t90 s", "%.1f"),
+    ("t90_after_change", "t90' s", "%.1f"),
+    ("once_pct", "once %", "%.1f"),
     ("promoted", "promoted", "%d"),
     ("migrated", "migrated", "%d"),
     ("kthread_cpu_s", "kthr CPU s", "%.2f"),
+    ("task_sys_s", "task sys s", "%.2f"),
 ]
 LABEL = {
     "off": "no promotion",
     "tiering": "mainline tiering",
+    "base": "tiering, nopghot",
+    "pghot": "pghot defaults",
     "pghot1": "pghot thr 1",
     "pghot2": "pghot thr 2",
     "damon-promote": "DAMON promote",
@@ -52,7 +60,10 @@ def cell(row, key, fmt):
     val = row.get(key, "")
     if val in ("", None):
         return "-"
-    return fmt % float(val)
+    try:
+        return fmt % float(val)
+    except ValueError:
+        return val
 
 
 def main(argv):
@@ -66,17 +77,27 @@ def main(argv):
         return 1
     second = {(r["scenario"], r["mechanism"]): r for r in rows_b}
     print("first : %s\nsecond: %s" % (path_a, path_b))
-    scenario = None
+    scenarios = []
     for row in rows_a:
-        if row["scenario"] != scenario:
-            scenario = row["scenario"]
-            print("\n%s\n%-17s" % (scenario, "mechanism") +
-                  "".join("%22s" % title for _, title, _ in COLUMNS))
-        other = second.get((scenario, row["mechanism"]))
-        print("%-17s" % LABEL.get(row["mechanism"], row["mechanism"]) +
-              "".join("%22s" % (cell(row, key, fmt) + " / " +
-                                cell(other, key, fmt))
-                      for key, _, fmt in COLUMNS))
+        if row["scenario"] not in scenarios:
+            scenarios.append(row["scenario"])
+    for scenario in scenarios:
+        rows = [r for r in rows_a if r["scenario"] == scenario]
+        pairs = [(r, second.get((scenario, r["mechanism"]))) for r in rows]
+        # The columns either run has a value for in this scenario.
+        cols = [c for c in COLUMNS
+                if any(r.get(c[0], "") not in ("", None) or
+                       (o is not None and o.get(c[0], "") not in ("", None))
+                       for r, o in pairs)]
+        cells = [[cell(r, k, f) + " / " + cell(o, k, f) for k, _, f in cols] for r, o in pairs]
+        widths = [max([len(t)] + [len(c[i]) for c in cells]) + 2
+                  for i, (_, t, _) in enumerate(cols)]
+        print("\n%s\n%-17s" % (scenario, "mechanism") +
+              "".join("%*s" % (w, t) for w, (_, t, _) in zip(widths, cols)))
+        for (r, _), c in zip(pairs, cells):
+            status = "" if r.get("status", "ok") in ("ok", "") else "  (%s)" % r["status"]
+            print("%-17s" % LABEL.get(r["mechanism"], r["mechanism"]) +
+                  "".join("%*s" % (w, x) for w, x in zip(widths, c)) + status)
     return 0
 
 

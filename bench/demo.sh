@@ -7,13 +7,11 @@ SIZE=${SIZE:-256} STRIDE=${STRIDE:-4} SECONDS_=${DEMO_SECONDS:-20}
 SCHED=/sys/kernel/debug/sched/numa_balancing
 PGHOT=/sys/kernel/debug/pghot
 
-# Scan often so that promotion shows within seconds under emulation.
-echo 100 > $SCHED/scan_delay_ms
-echo 100 > $SCHED/scan_period_min_ms
-echo 1000 > $SCHED/scan_period_max_ms
-
+# The NUMA-balancing scanner keeps the kernel's own tunables.
 echo "memory tiers: $(for d in /sys/devices/virtual/memory_tiering/memory_tier*; do
-	printf '%s=%s ' "${d##*/}" "$(cat $d/nodelist)"; done)"
+	printf '%s=%s ' "${d##*/}" "$(cat "$d"/nodelist)"; done)"
+echo "scan tunables (kernel defaults): $(for f in "$SCHED"/*; do
+	[ -f "$f" ] && printf '%s=%s ' "${f##*/}" "$(cat "$f")"; done)"
 echo "hot%top / cold%top: share of the hot / cold set in the top tier;"
 echo "other columns: /proc/vmstat deltas since the start of the run"
 
@@ -32,11 +30,14 @@ run "mainline NUMA balancing, tiering mode (kernel.numa_balancing=2)"
 
 echo 0 > /proc/sys/kernel/numa_balancing
 
-if grep -q '^pghot_kmigrated_passes ' /proc/vmstat; then
-	echo 2 > $PGHOT/freq_threshold
+if [ -f $PGHOT/enabled_sources ]; then
 	echo 1 > $PGHOT/enabled_sources
 	echo 2 > /proc/sys/kernel/numa_balancing
-	run "pghot: hint faults recorded, kmigrated promotes (enabled_sources=1, freq_threshold=2)"
+	run "pghot: hint faults recorded, kmigrated promotes (enabled_sources=1, other tunables at their defaults:$(
+		for f in "$PGHOT"/*; do
+			case ${f##*/} in stats|enabled_sources) continue ;; esac
+			[ -f "$f" ] && printf ' %s=%s' "${f##*/}" "$(cat "$f" 2>/dev/null)"
+		done))"
 	echo 0 > /proc/sys/kernel/numa_balancing
 	echo 0 > $PGHOT/enabled_sources
 else

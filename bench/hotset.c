@@ -1,19 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hotset: a buffer faulted in on a lower-tier node, a hot set of its pages
- * touched over and over, the rest (the cold set) left alone.  Prints, every
- * --interval seconds, how much of each set sits in the top tier and how the
- * counters of /proc/vmstat moved.
+ * touched over and over, the rest (the cold set) left alone or touched at a
+ * lower frequency.  Prints, every --interval seconds, how much of each set
+ * sits in the top tier and how the counters of /proc/vmstat moved.
  *
- * The hot set is either one page in --stride (the default, used by the
- * demonstration) or, with --hot-pct, a contiguous region of each of --chunks
- * equal chunks of the buffer.  --phase-at moves the hot regions by half a
- * chunk midway.  --chase replaces the stores with a pointer chase (dependent
+ * The hot set is one page in --stride (the default, used by the
+ * demonstration), with --hot-pct a contiguous region of each of --chunks
+ * equal chunks of the buffer, or with --scatter P a random P% of the pages
+ * of the whole buffer (seeded by --seed).  --phase-at moves the hot set
+ * midway: the regions by half a chunk, the scattered set to a fresh random
+ * set of pages.  --chase replaces the stores with a pointer chase (dependent
  * loads in a random order) and --fast-mb puts the head of the buffer on the
- * top tier (to overcommit it).  --setup runs a command once the buffer is in
- * place, before the first sample (the harness turns the mechanism on there),
- * --teardown one right after the last sample (the harness reads the
- * mechanism's own statistics there).
+ * top tier (to overcommit it).
+ *
+ * Frequency classes (disjoint random sets of pages that are not hot, each
+ * given as a percentage of the buffer's pages): --every-100ms, --every-1s,
+ * --every-5s, --every-30s touch each of their pages once per period (spread
+ * over the period), --once touches each of its pages once, at a random time
+ * during the run.  The other pages are never touched after setup.
+ *
+ * --fill-fast-leave-mb N first fills the top tier's node with other data (a
+ * separate mapping, never touched again) until N MiB remain free.
+ *
+ * Residency comes from move_pages() queries; --sample-max N queries at most
+ * N pages of each set (a random subset, weighted), so that sampling a large
+ * buffer stays cheap.  The sampler runs in the main thread: its CPU time is
+ * reported apart (sampler_s) and not counted in the task's times.
+ *
+ * --setup runs a command once the buffer is in place, before the first
+ * sample (the harness turns the mechanism on there), --teardown one right
+ * after the last sample (the harness reads the mechanism's own statistics
+ * there).
  *
  * --watch PID samples another process instead (the redis scenario): the share
  * of its memory in the top tier, from /proc/PID/numa_maps, reported as the
@@ -42,22 +60,57 @@ static const char *demo_counters[] = {
 	"pghot_recorded_hwhints",
 };
 #define NR_DEMO_COUNTERS (sizeof(demo_counters) / sizeof(demo_counters[0]))
-#define MAX_COUNTERS 64
+#define MAX_COUNTERS 160
+
+/* Frequency classes of the pages that are not hot. */
+enum { CL_NEVER, CL_100MS, CL_1S, CL_5S, CL_30S, CL_ONCE, NR_CLASSES };
+static const char *class_name[NR_CLASSES] = {
+	"never", "c100ms", "c1s", "c5s", "c30s", "once",
+};
+static const double class_period[NR_CLASSES] = { 0, 0.1, 1, 5, 30, 0 };
 
 static struct {
-	size_t size_mb, stride, threads, chunks, lines, fast_mb;
-	double seconds, interval, phase_at, hot_pct, hot_offset_pct;
-	bool thp, csv, chase, region;
+	size_t size_mb, stride, threads, chunks, lines, fast_mb, sample_max;
+	double seconds, interval, phase_at, hot_pct, hot_offset_pct, scatter_pct;
+	double class_pct[NR_CLASSES];
+	long fill_leave_mb;
+	bool thp, csv, chase, region, scatter, classes;
 	int slow_node, watch;
 	const char *vmstat, *kthreads, *setup, *teardown;
 	unsigned long seed;
 } opt = { .size_mb = 256, .stride = 4, .threads = 1, .seconds = 30,
 	  .interval = 2, .slow_node = -1, .lines = 1, .phase_at = -1,
-	  .seed = 1 };
+	  .seed = 1, .fill_leave_mb = -1 };
 
-static char *buf;
-static size_t page_size, nr_pages, chunk_pages, hot_len;
+static char *buf, *fill;
+static size_t page_size, nr_pages, chunk_pages, hot_len, fill_pages;
 static volatile int stop, phase;
+static double run_start;
+
+/*
+ * Per page: bits 0-2 its frequency class, bit 3 hot in phase 0, bit 4 hot
+ * in phase 1.
+ */
+static uint8_t *page_info;
+#define HOT_SHIFT	3
+#define PI_CLASS(x)	((x) & 7)
+#define PI_HOT(x, ph)	(((x) >> (HOT_SHIFT + (ph))) & 1)
+
+/* The pages of each class, in the (random) order the toucher visits them. */
+static size_t *class_pages[NR_CLASSES], class_nr[NR_CLASSES];
+static volatile size_t once_done;
+
+/*
+ * The sampled pages: address and group (page_info, or GRP_FILL), and the
+ * weight of each group (pages it stands for per sampled page).
+ */
+#define GRP_FILL	64
+#define NR_GROUPS	65
+static void **smp_addr;
+static uint8_t *smp_grp;
+static int *smp_status;
+static size_t smp_nr;
+static double grp_weight[NR_GROUPS];
 
 static const char *counters[MAX_COUNTERS];
 static size_t nr_counters;
@@ -81,8 +134,8 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Is page @i hot in phase @ph? */
-static bool is_hot(size_t i, int ph)
+/* Is page @i in the hot region (--hot-pct) or stride (default) of phase @ph? */
+static bool is_hot_layout(size_t i, int ph)
 {
 	size_t within, off;
 
@@ -98,9 +151,11 @@ static bool is_hot(size_t i, int ph)
 	return (within + chunk_pages - off) % chunk_pages < hot_len;
 }
 
-/* Which worker touches hot page @i. */
-static size_t owner(size_t i)
+/* Which worker touches hot page @i (the @k-th hot page of its phase). */
+static size_t owner(size_t i, size_t k)
 {
+	if (opt.scatter)
+		return k % opt.threads;
 	if (!opt.region)
 		return (i / opt.stride) % opt.threads;
 	return (i / chunk_pages) % opt.threads;
@@ -192,15 +247,56 @@ static void *worker_fn(void *arg)
 	return NULL;
 }
 
+/*
+ * The frequency classes: every 10 ms, touch (read one word of) the pages
+ * each class is due for.  A periodic class of n pages and period P touches
+ * its k-th page at k/n * P, then every P; the once class touches its pages
+ * evenly over the run (they are in a random order, so each page's time is
+ * random).  A toucher that falls behind catches up, at most one touch of
+ * each page per catch-up.
+ */
+static void *toucher_fn(void *arg)
+{
+	size_t done[NR_CLASSES] = { 0 };
+	uint64_t sum = 0;
+
+	(void)arg;
+	while (!stop) {
+		double t = now_s() - run_start;
+
+		for (int c = CL_100MS; c < NR_CLASSES; c++) {
+			size_t n = class_nr[c], due;
+
+			if (!n)
+				continue;
+			if (c == CL_ONCE)
+				due = t >= opt.seconds ? n : (size_t)(n * t / opt.seconds);
+			else
+				due = (size_t)(n * t / class_period[c]);
+			if (c != CL_ONCE && due > done[c] + n)
+				done[c] = due - n;
+			for (; done[c] < due && !stop; done[c]++)
+				sum += *(volatile uint64_t *)(buf + class_pages[c][done[c] % n] * page_size + 8);
+		}
+		once_done = done[CL_ONCE];
+		usleep(10000);
+	}
+	if (sum == 1)
+		printf("#\n");
+	return NULL;
+}
+
 static void usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [--size-mb N] [--stride N | --hot-pct P [--chunks N]\n"
-		"          [--hot-offset-pct P] [--phase-at S]] [--threads N]\n"
-		"          [--chase [--lines N]] [--fast-mb N] [--seconds S]\n"
-		"          [--interval S] [--thp] [--csv] [--node N]\n"
-		"          [--vmstat PREFIX,...] [--kthreads PREFIX,...] [--seed N]\n"
-		"          [--setup COMMAND] [--teardown COMMAND]\n"
+		"          [--hot-offset-pct P] | --scatter P] [--phase-at S]\n"
+		"          [--every-100ms P] [--every-1s P] [--every-5s P]\n"
+		"          [--every-30s P] [--once P] [--threads N]\n"
+		"          [--chase [--lines N]] [--fast-mb N] [--fill-fast-leave-mb N]\n"
+		"          [--seconds S] [--interval S] [--sample-max N] [--thp] [--csv]\n"
+		"          [--node N] [--vmstat PREFIX,...] [--kthreads PREFIX,...]\n"
+		"          [--seed N] [--setup COMMAND] [--teardown COMMAND]\n"
 		"       %s --watch PID [--seconds S] [--interval S] [--csv] ...\n",
 		prog, prog);
 	exit(2);
@@ -219,8 +315,16 @@ static void parse(int argc, char **argv)
 		{ "fast-mb", 1, 0, 'f' }, { "vmstat", 1, 0, 'v' },
 		{ "kthreads", 1, 0, 'K' }, { "seed", 1, 0, 'S' },
 		{ "setup", 1, 0, 'U' }, { "watch", 1, 0, 'W' },
-		{ "teardown", 1, 0, 'T' }, { 0 }
+		{ "teardown", 1, 0, 'T' }, { "scatter", 1, 0, 'a' },
+		{ "every-100ms", 1, 0, 0x100 + CL_100MS },
+		{ "every-1s", 1, 0, 0x100 + CL_1S },
+		{ "every-5s", 1, 0, 0x100 + CL_5S },
+		{ "every-30s", 1, 0, 0x100 + CL_30S },
+		{ "once", 1, 0, 0x100 + CL_ONCE },
+		{ "fill-fast-leave-mb", 1, 0, 'F' }, { "sample-max", 1, 0, 'M' },
+		{ 0 }
 	};
+	double total = 0;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -246,15 +350,36 @@ static void parse(int argc, char **argv)
 		case 'U': opt.setup = optarg; break;
 		case 'W': opt.watch = strtol(optarg, NULL, 0); break;
 		case 'T': opt.teardown = optarg; break;
-		default: usage(argv[0]);
+		case 'a': opt.scatter_pct = strtod(optarg, NULL); opt.scatter = true; break;
+		case 'F': opt.fill_leave_mb = strtol(optarg, NULL, 0); break;
+		case 'M': opt.sample_max = strtoul(optarg, NULL, 0); break;
+		default:
+			if (c >= 0x100 + CL_100MS && c < 0x100 + NR_CLASSES) {
+				opt.class_pct[c - 0x100] = strtod(optarg, NULL);
+				break;
+			}
+			usage(argv[0]);
 		}
 	}
+	for (c = CL_100MS; c < NR_CLASSES; c++) {
+		if (opt.class_pct[c] < 0)
+			usage(argv[0]);
+		total += opt.class_pct[c];
+		opt.classes |= opt.class_pct[c] > 0;
+	}
+	if (opt.scatter)
+		total += opt.scatter_pct * (opt.phase_at >= 0 ? 2 : 1);
 	if (!opt.chunks)
 		opt.chunks = opt.threads;
 	if (!opt.size_mb || !opt.stride || !opt.threads || opt.interval <= 0 ||
 	    !opt.lines || opt.lines > 32 || opt.fast_mb > opt.size_mb ||
-	    (opt.region && (opt.hot_pct <= 0 || opt.hot_pct > 100)))
+	    (opt.region && (opt.hot_pct <= 0 || opt.hot_pct > 100)) ||
+	    (opt.scatter && (opt.region || opt.scatter_pct <= 0)) || total > 100) {
+		if (total > 100)
+			fprintf(stderr, "the hot set(s) and classes add up to %.1f%% of the pages\n",
+				total);
 		usage(argv[0]);
+	}
 }
 
 /* Does @name start with one of the comma-separated prefixes of @list? */
@@ -395,31 +520,143 @@ static void watch_pages(const struct tiering *tier, size_t *top, size_t *all)
 	fclose(f);
 }
 
-static void report(double t, long *base, int *status, void **pages,
-		   const struct tiering *tier, uint64_t *last_acc, double *last_t)
+/* Free memory of node @node (MiB), from its meminfo; -1 when unknown. */
+static long node_free_mb(int node)
 {
-	size_t hot = 0, hot_fast = 0, cold = 0, cold_fast = 0;
-	uint64_t acc = 0;
-	double lat = 0;
-	int ph = phase;
+	char path[96], text[4096], *p;
 
-	if (opt.watch)
-		watch_pages(tier, &hot_fast, &hot);
-	else if (query_nodes(buf, nr_pages, page_size, status, pages)) {
+	snprintf(path, sizeof(path), NODE_SYSFS "/node%d/meminfo", node);
+	if (read_file(path, text, sizeof(text)))
+		return -1;
+	p = strstr(text, "MemFree:");
+	return p ? strtol(p + 8, NULL, 10) / 1024 : -1;
+}
+
+/*
+ * Choose the pages move_pages() queries: every page of each group (page
+ * class and hot bits, and the fill), or with --sample-max N at most about N
+ * of each, one in k, weighted by k.
+ */
+static int build_sample(void)
+{
+	size_t nr[NR_GROUPS] = { 0 }, step[NR_GROUPS], seen[NR_GROUPS] = { 0 };
+	size_t picked[NR_GROUPS] = { 0 }, fill_step;
+
+	for (size_t i = 0; i < nr_pages; i++)
+		nr[page_info[i]]++;
+	nr[GRP_FILL] = fill_pages;
+	for (int g = 0; g < NR_GROUPS; g++)
+		step[g] = opt.sample_max && nr[g] > opt.sample_max ?
+			(nr[g] + opt.sample_max - 1) / opt.sample_max : 1;
+	smp_addr = malloc((nr_pages + fill_pages) * sizeof(*smp_addr));
+	smp_grp = malloc(nr_pages + fill_pages);
+	smp_status = malloc((nr_pages + fill_pages) * sizeof(*smp_status));
+	if (!smp_addr || !smp_grp || !smp_status)
+		return -1;
+	for (size_t i = 0; i < nr_pages; i++) {
+		int g = page_info[i];
+
+		if (seen[g]++ % step[g])
+			continue;
+		smp_addr[smp_nr] = buf + i * page_size;
+		smp_grp[smp_nr++] = g;
+		picked[g]++;
+	}
+	fill_step = step[GRP_FILL];
+	for (size_t i = 0; i < fill_pages; i += fill_step) {
+		smp_addr[smp_nr] = fill + i * page_size;
+		smp_grp[smp_nr++] = GRP_FILL;
+		picked[GRP_FILL]++;
+	}
+	for (int g = 0; g < NR_GROUPS; g++)
+		grp_weight[g] = picked[g] ? (double)nr[g] / picked[g] : 0;
+	return 0;
+}
+
+/* Residency of one sample: weighted page counts and those in the top tier. */
+struct residency {
+	double hot, hot_fast, cold, cold_fast;
+	double cls[NR_CLASSES], cls_fast[NR_CLASSES];
+	double old, old_fast, fill, fill_fast;
+};
+
+static void residency(const struct tiering *tier, int ph, struct residency *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (sys_move_pages(smp_nr, smp_addr, NULL, smp_status, 0)) {
 		perror("move_pages");
 		exit(1);
 	}
-	for (size_t i = 0; i < nr_pages && !opt.watch; i++) {
-		bool fast = node_is_top(tier, status[i]);
+	for (size_t k = 0; k < smp_nr; k++) {
+		int g = smp_grp[k];
+		double w = grp_weight[g];
+		bool fast = node_is_top(tier, smp_status[k]);
 
-		if (is_hot(i, ph)) {
-			hot++;
-			hot_fast += fast;
+		if (g == GRP_FILL) {
+			r->fill += w;
+			r->fill_fast += fast * w;
+		} else if (PI_HOT(g, ph)) {
+			r->hot += w;
+			r->hot_fast += fast * w;
 		} else {
-			cold++;
-			cold_fast += fast;
+			r->cold += w;
+			r->cold_fast += fast * w;
+			if (PI_CLASS(g) != CL_NEVER) {
+				r->cls[PI_CLASS(g)] += w;
+				r->cls_fast[PI_CLASS(g)] += fast * w;
+			} else if (PI_HOT(g, 0)) {
+				/* hot before the phase change */
+				r->old += w;
+				r->old_fast += fast * w;
+			} else {
+				r->cls[CL_NEVER] += w;
+				r->cls_fast[CL_NEVER] += fast * w;
+			}
 		}
 	}
+}
+
+static double pct(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : 0.0;
+}
+
+/* CPU times of the task without the sampler (this thread), and the sampler's. */
+static void task_cpu(double *user, double *sys, double *sampler)
+{
+	struct rusage self, me;
+
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_THREAD, &me);
+	*user = tv_s(self.ru_utime) - tv_s(me.ru_utime);
+	*sys = tv_s(self.ru_stime) - tv_s(me.ru_stime);
+	if (*user < 0)
+		*user = 0;
+	if (*sys < 0)
+		*sys = 0;
+	*sampler = tv_s(me.ru_utime) + tv_s(me.ru_stime);
+}
+
+static void report(double t, long *base, const struct tiering *tier,
+		   uint64_t *last_acc, double *last_t)
+{
+	struct residency r;
+	long vals[MAX_COUNTERS];
+	size_t top = 0, all = 0;
+	uint64_t acc = 0;
+	double lat = 0, hot_pct, cold_pct;
+	int ph = phase;
+
+	if (opt.watch) {
+		watch_pages(tier, &top, &all);
+		memset(&r, 0, sizeof(r));
+		r.hot = all;
+		r.hot_fast = top;
+	} else {
+		residency(tier, ph, &r);
+	}
+	hot_pct = pct(r.hot_fast, r.hot);
+	cold_pct = pct(r.cold_fast, r.cold);
 	for (size_t w = 0; w < opt.threads && !opt.watch; w++)
 		acc += workers[w].accesses;
 	if (acc > *last_acc && t > *last_t)
@@ -427,36 +664,42 @@ static void report(double t, long *base, int *status, void **pages,
 	*last_acc = acc;
 	*last_t = t;
 
-	if (opt.csv)
-		printf("%.2f,%d,%.2f,%.2f,%.1f,%.1f", t, ph,
-		       hot ? 100.0 * hot_fast / hot : 0.0,
-		       cold ? 100.0 * cold_fast / cold : 0.0,
-		       (double)(hot_fast + cold_fast) * page_size / (1 << 20), lat);
-	else
-		printf("%6.1f %8.2f %8.2f", t, hot ? 100.0 * hot_fast / hot : 0.0,
-		       cold ? 100.0 * cold_fast / cold : 0.0);
+	if (opt.csv) {
+		printf("%.2f,%d,%.2f,%.2f,%.1f,%.1f", t, ph, hot_pct, cold_pct,
+		       (r.hot_fast + r.cold_fast) * page_size / (1 << 20), lat);
+		if (!opt.watch)
+			printf(",%.2f", pct(r.cold_fast, r.hot));
+		if (opt.scatter || opt.classes) {
+			for (int c = CL_100MS; c < NR_CLASSES; c++)
+				printf(",%.2f", pct(r.cls_fast[c], r.cls[c]));
+			printf(",%.1f,%.2f,%.2f", pct(once_done, class_nr[CL_ONCE]),
+			       pct(r.cls_fast[CL_NEVER], r.cls[CL_NEVER]),
+			       pct(r.old_fast, r.old));
+		}
+		if (fill_pages)
+			printf(",%.2f", pct(r.fill_fast, r.fill));
+	} else {
+		printf("%6.1f %8.2f %8.2f", t, hot_pct, cold_pct);
+	}
+	vmstat_refresh();
+	vmstat_read_many(counters, vals, nr_counters);
 	for (size_t c = 0; c < nr_counters; c++) {
-		long v = vmstat_read(counters[c]);
-
 		if (base[c] < 0)
 			continue;
 		if (opt.csv)
-			printf(",%ld", v - base[c]);
+			printf(",%ld", vals[c] - base[c]);
 		else
-			printf(" %*ld", (int)strlen(counters[c]), v - base[c]);
+			printf(" %*ld", (int)strlen(counters[c]), vals[c] - base[c]);
 	}
 	if (opt.csv) {
-		struct rusage ru;
-		double user, sys;
+		double user, sys, sampler;
 
-		getrusage(RUSAGE_SELF, &ru);
-		user = tv_s(ru.ru_utime);
-		sys = tv_s(ru.ru_stime);
+		task_cpu(&user, &sys, &sampler);
 		if (opt.watch)
 			pid_cpu(opt.watch, &user, &sys);
 		if (opt.kthreads)
 			printf(",%.2f", kthread_cpu());
-		printf(",%.2f,%.2f", user, sys);
+		printf(",%.2f,%.2f,%.2f", user, sys, sampler);
 	}
 	printf("\n");
 	fflush(stdout);
@@ -468,13 +711,30 @@ static void on_term(int sig)
 	stop = 1;
 }
 
-static void print_header(void)
+static void print_header(const long *base)
 {
+	if (!opt.csv) {
+		printf("%6s %8s %8s", "t(s)", "hot%top", "cold%top");
+		for (size_t c = 0; c < nr_counters; c++)
+			if (base[c] >= 0)
+				printf(" %s", counters[c]);
+		printf("\n");
+		return;
+	}
 	printf("t_s,phase,hot_top_pct,cold_top_pct,top_mb,lat_ns");
+	if (!opt.watch)
+		printf(",over_pct");
+	if (opt.scatter || opt.classes) {
+		for (int c = CL_100MS; c < NR_CLASSES; c++)
+			printf(",%s_top_pct", class_name[c]);
+		printf(",once_done_pct,never_top_pct,oldhot_top_pct");
+	}
+	if (fill_pages)
+		printf(",fill_top_pct");
 	for (size_t c = 0; c < nr_counters; c++)
-		if (vmstat_read(counters[c]) >= 0)
+		if (base[c] >= 0)
 			printf(",%s", counters[c]);
-	printf("%s,task_user_s,task_sys_s\n", opt.kthreads ? ",kthread_cpu_s" : "");
+	printf("%s,task_user_s,task_sys_s,sampler_s\n", opt.kthreads ? ",kthread_cpu_s" : "");
 }
 
 /* --watch: sample process opt.watch until it exits or SIGTERM arrives. */
@@ -488,23 +748,116 @@ static int watch_main(const struct tiering *tier)
 	signal(SIGINT, on_term);
 	opt.csv = true;
 	pick_counters();
-	for (size_t c = 0; c < nr_counters; c++)
-		base[c] = vmstat_read(counters[c]);
+	vmstat_refresh();
+	vmstat_read_many(counters, base, nr_counters);
 	printf("# hotset: watch=%d page_size=%zu slow_node=%d fast_node=%d\n",
 	       opt.watch, page_size, tier->slow_node, tier->fast_node);
-	print_header();
+	print_header(base);
 	start = now_s();
-	report(0, base, NULL, NULL, tier, &last_acc, &last_t);
+	report(0, base, tier, &last_acc, &last_t);
 	for (next = start + opt.interval; next <= start + opt.seconds + 1e-9;
 	     next += opt.interval) {
 		while (!stop && now_s() < next)
 			usleep(20000);
 		if (kill(opt.watch, 0))
 			break;
-		report(now_s() - start, base, NULL, NULL, tier, &last_acc, &last_t);
+		report(now_s() - start, base, tier, &last_acc, &last_t);
 		if (stop)
 			break;
 	}
+	return 0;
+}
+
+/*
+ * Assign the hot bits and frequency classes of every page: the layout's hot
+ * pages, then disjoint random sets among the other pages: the scattered hot
+ * set of phase 0, each class, the scattered hot set of phase 1.
+ */
+static int assign_pages(void)
+{
+	size_t nr_cand = 0, need = 0, pos = 0, nr_hot, want[NR_CLASSES] = { 0 };
+	size_t *cand;
+
+	page_info = calloc(nr_pages, 1);
+	if (!page_info)
+		return -1;
+	if (!opt.scatter) {
+		for (size_t i = 0; i < nr_pages; i++)
+			page_info[i] = is_hot_layout(i, 0) << HOT_SHIFT |
+				       is_hot_layout(i, 1) << (HOT_SHIFT + 1);
+		if (!opt.classes)
+			return 0;
+	}
+	nr_hot = opt.scatter ? (size_t)(opt.scatter_pct / 100.0 * nr_pages + 0.5) : 0;
+	if (opt.scatter && !nr_hot) {
+		fprintf(stderr, "hot set too small: %zu pages\n", nr_pages);
+		return -1;
+	}
+	for (int c = CL_100MS; c < NR_CLASSES; c++) {
+		want[c] = (size_t)(opt.class_pct[c] / 100.0 * nr_pages + 0.5);
+		need += want[c];
+	}
+	need += nr_hot * (opt.phase_at >= 0 ? 2 : 1);
+	cand = malloc(nr_pages * sizeof(*cand));
+	if (!cand)
+		return -1;
+	for (size_t i = 0; i < nr_pages; i++)
+		if (!page_info[i])
+			cand[nr_cand++] = i;
+	if (need > nr_cand) {
+		fprintf(stderr, "%zu pages wanted for the hot set(s) and classes, %zu available\n",
+			need, nr_cand);
+		return -1;
+	}
+	/* A partial Fisher-Yates shuffle: the first @need candidates. */
+	for (size_t k = 0; k < need; k++) {
+		size_t j = k + rng() % (nr_cand - k), t = cand[k];
+
+		cand[k] = cand[j];
+		cand[j] = t;
+	}
+	for (size_t k = 0; k < nr_hot; k++)
+		page_info[cand[pos++]] = 1 << HOT_SHIFT;
+	for (int c = CL_100MS; c < NR_CLASSES; c++) {
+		class_pages[c] = malloc((want[c] + 1) * sizeof(size_t));
+		if (!class_pages[c])
+			return -1;
+		for (size_t k = 0; k < want[c]; k++) {
+			class_pages[c][k] = cand[pos];
+			page_info[cand[pos++]] = c;
+		}
+		class_nr[c] = want[c];
+	}
+	for (size_t k = 0; k < nr_hot && opt.phase_at >= 0; k++)
+		page_info[cand[pos++]] = 2 << HOT_SHIFT;
+	free(cand);
+	return 0;
+}
+
+/* --fill-fast-leave-mb: fill the fast node until N MiB remain free. */
+static int fill_fast_node(const struct tiering *tier)
+{
+	long free_mb = node_free_mb(tier->fast_node);
+	size_t len;
+
+	if (free_mb < 0) {
+		fprintf(stderr, "cannot read the free memory of node %d\n", tier->fast_node);
+		return -1;
+	}
+	if (free_mb <= opt.fill_leave_mb)
+		return 0;
+	len = (size_t)(free_mb - opt.fill_leave_mb) << 20;
+	fill = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (fill == MAP_FAILED) {
+		perror("mmap (fill)");
+		return -1;
+	}
+	madvise(fill, len, MADV_NOHUGEPAGE);
+	if (place_on_node(fill, len, tier->fast_node)) {
+		perror("mbind (fill)");
+		return -1;
+	}
+	fill_pages = len / page_size;
 	return 0;
 }
 
@@ -515,8 +868,8 @@ int main(int argc, char **argv)
 	double start, next, last_t = 0;
 	uint64_t last_acc = 0;
 	size_t hot_pages = 0, fast_bytes;
-	int *status;
-	void **pages;
+	pthread_t toucher;
+	bool have_toucher = false;
 
 	parse(argc, argv);
 	if (!tiering_discover(&tier)) {
@@ -536,12 +889,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	rng_state = opt.seed * 0x9e3779b97f4a7c15ULL | 1;
-	status = calloc(nr_pages, sizeof(*status));
-	pages = calloc(nr_pages, sizeof(*pages));
 	workers = calloc(opt.threads, sizeof(*workers));
 	buf = mmap(NULL, opt.size_mb << 20, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (!status || !pages || !workers || buf == MAP_FAILED) {
+	if (!workers || buf == MAP_FAILED || assign_pages()) {
 		perror("allocation");
 		return 1;
 	}
@@ -558,9 +909,11 @@ int main(int argc, char **argv)
 
 	/* Each worker's hot pages, per phase, then the chase chains. */
 	for (int ph = 0; ph < 2; ph++) {
+		size_t k = 0;
+
 		for (size_t i = 0; i < nr_pages; i++)
-			if (is_hot(i, ph))
-				workers[owner(i)].nr[ph]++;
+			if (PI_HOT(page_info[i], ph))
+				workers[owner(i, k++)].nr[ph]++;
 		for (size_t w = 0; w < opt.threads; w++) {
 			workers[w].pages[ph] = calloc(workers[w].nr[ph] + 1, sizeof(size_t));
 			if (!workers[w].pages[ph]) {
@@ -569,11 +922,13 @@ int main(int argc, char **argv)
 			}
 			workers[w].nr[ph] = 0;
 		}
+		k = 0;
 		for (size_t i = 0; i < nr_pages; i++) {
-			struct worker *w = &workers[owner(i)];
+			struct worker *w;
 
-			if (!is_hot(i, ph))
+			if (!PI_HOT(page_info[i], ph))
 				continue;
+			w = &workers[owner(i, k++)];
 			w->pages[ph][w->nr[ph]++] = i;
 			hot_pages += !ph;
 		}
@@ -583,6 +938,14 @@ int main(int argc, char **argv)
 				perror("allocation");
 				return 1;
 			}
+	}
+
+	/* Other data on the fast node, then the pages the sampler queries. */
+	if (opt.fill_leave_mb >= 0 && fill_fast_node(&tier))
+		return 1;
+	if (build_sample()) {
+		perror("allocation");
+		return 1;
 	}
 
 	/* Turn the promotion mechanism on now that the buffer is in place. */
@@ -598,26 +961,27 @@ int main(int argc, char **argv)
 	}
 
 	pick_counters();
-	for (size_t c = 0; c < nr_counters; c++)
-		base[c] = vmstat_read(counters[c]);
+	vmstat_refresh();
+	vmstat_read_many(counters, base, nr_counters);
 	if (opt.csv) {
 		printf("# hotset: size_mb=%zu page_size=%zu pages=%zu hot_pages=%zu "
 		       "threads=%zu chunks=%zu chase=%d fast_mb=%zu phase_at=%.1f "
-		       "slow_node=%d fast_node=%d setup_s=%.1f\n",
+		       "slow_node=%d fast_node=%d setup_s=%.1f layout=%s seed=%lu "
+		       "fill_mb=%zu sampled_pages=%zu",
 		       opt.size_mb, page_size, nr_pages, hot_pages, opt.threads,
 		       opt.region ? opt.chunks : 0, opt.chase, opt.fast_mb,
-		       opt.phase_at, tier.slow_node, tier.fast_node, now_s() - start);
-		printf("t_s,phase,hot_top_pct,cold_top_pct,top_mb,lat_ns");
-	} else {
-		printf("%6s %8s %8s", "t(s)", "hot%top", "cold%top");
+		       opt.phase_at, tier.slow_node, tier.fast_node, now_s() - start,
+		       opt.scatter ? "scatter" : opt.region ? "region" : "stride",
+		       opt.seed, fill_pages * page_size >> 20, smp_nr);
+		for (int c = CL_100MS; c < NR_CLASSES; c++)
+			printf(" %s_pages=%zu", class_name[c], class_nr[c]);
+		printf("\n");
 	}
-	for (size_t c = 0; c < nr_counters; c++)
-		if (base[c] >= 0)
-			printf(opt.csv ? ",%s" : " %s", counters[c]);
-	if (opt.csv)
-		printf("%s,task_user_s,task_sys_s", opt.kthreads ? ",kthread_cpu_s" : "");
-	printf("\n");
-	if (!opt.csv && !opt.region)
+	print_header(base);
+	if (!opt.csv && opt.scatter)
+		printf("# %zu MiB on node %d, hot set: %zu MiB scattered, %zu thread(s)\n",
+		       opt.size_mb, tier.slow_node, hot_pages * page_size >> 20, opt.threads);
+	else if (!opt.csv && !opt.region)
 		printf("# %zu MiB on node %d, hot set: 1 page in %zu (%zu MiB), %zu thread(s)\n",
 		       opt.size_mb, tier.slow_node, opt.stride,
 		       opt.size_mb / opt.stride, opt.threads);
@@ -627,10 +991,12 @@ int main(int argc, char **argv)
 		       opt.chunks, opt.threads);
 
 	/* The first sample shows the placement before any access. */
-	report(0, base, status, pages, &tier, &last_acc, &last_t);
-	start = now_s();
+	report(0, base, &tier, &last_acc, &last_t);
+	start = run_start = now_s();
 	for (size_t i = 0; i < opt.threads; i++)
 		pthread_create(&workers[i].tid, NULL, worker_fn, &workers[i]);
+	if (opt.classes)
+		have_toucher = !pthread_create(&toucher, NULL, toucher_fn, NULL);
 	/*
 	 * Sample every --interval until --seconds have passed; a sample that
 	 * took longer than the interval (a busy guest) skips the ticks it
@@ -644,7 +1010,7 @@ int main(int argc, char **argv)
 			usleep(t * 1e6);
 		if (opt.phase_at >= 0 && now_s() - start >= opt.phase_at)
 			phase = 1;
-		report(now_s() - start, base, status, pages, &tier, &last_acc, &last_t);
+		report(now_s() - start, base, &tier, &last_acc, &last_t);
 		while (next + opt.interval < now_s() - 1e-3 &&
 		       next + opt.interval <= start + opt.seconds + 1e-9)
 			next += opt.interval;
@@ -657,5 +1023,7 @@ int main(int argc, char **argv)
 	stop = 1;
 	for (size_t i = 0; i < opt.threads; i++)
 		pthread_join(workers[i].tid, NULL);
+	if (have_toucher)
+		pthread_join(toucher, NULL);
 	return 0;
 }

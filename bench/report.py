@@ -1,45 +1,81 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Report of a scripts/bench.sh run: read RESULTS/raw/<scenario>-<mech>.txt
-(the guest output of bench/bench-guest.sh) and write
+(the guest output of bench/bench-guest.sh; <scenario>-<mech>.repN.txt for the
+repetitions of --repeat) and write
 
-  results.txt      the tables, one per scenario, with a legend
-  results.csv      one row per scenario and mechanism, every metric
+  results.txt      a 72-column summary, the tables (one per scenario, the
+                   median of the repetitions and their min-max), the vmstat
+                   deltas, with a legend and the run's notes
+  summary.txt      the 72-column summary alone (fits a cover letter)
+  results.csv      one row per scenario and mechanism, every metric (median;
+                   *_min and *_max of the main ones when repeated)
+  runs.csv         one row per run (every repetition), with its vmstat deltas
   timeseries.csv   every sample of every run (long format)
   series/*.csv     the same per run, for gnuplot
   residency-<scenario>.png, plot.gp   top-tier residency over time
 
 Exit status 1 when a run's output cannot be parsed or an output is missing
-(the harness is broken), 0 otherwise; failed runs are reported as such.
+(the harness is broken), 0 otherwise; failed and skipped runs are reported
+as such.  With --assert-smoke: exit status 3 unless the scatter run of pghot
+promoted (pgpromote_success > 0, >= 50% of the hot set in the top tier) and
+filtered the pages touched once (<= 5% of them in the top tier).
 
-usage: report.py RESULTS_DIR
+usage: report.py [--assert-smoke] RESULTS_DIR
 """
 import csv
 import os
+import re
+import statistics
 import subprocess
 import sys
+import textwrap
 
-MECH_ORDER = ["off", "tiering", "pghot1", "pghot2", "damon-promote", "damon-bidir"]
+MECH_ORDER = ["off", "tiering", "base", "pghot", "pghot1", "pghot2", "damon-promote",
+              "damon-bidir"]
 MECH_COLOUR = {
-    "off": "#808080", "tiering": "#1b9e3e", "pghot1": "#d7191c",
-    "pghot2": "#fdae61", "damon-promote": "#2c7bb6", "damon-bidir": "#7b3294",
+    "off": "#808080", "tiering": "#1b9e3e", "base": "#66c2a4", "pghot": "#b2182b",
+    "pghot1": "#d7191c", "pghot2": "#fdae61", "damon-promote": "#2c7bb6",
+    "damon-bidir": "#7b3294",
 }
 MECH_LABEL = {
     "off": "no promotion (NB=0)",
     "tiering": "mainline tiering (NB=2)",
+    "base": "tiering, nopghot kernel",
+    "pghot": "pghot hint faults, defaults",
     "pghot1": "pghot hint faults, thr 1",
     "pghot2": "pghot hint faults, thr 2",
     "damon-promote": "DAMON promote-only",
     "damon-bidir": "DAMON bidirectional",
 }
-SCEN_ORDER = ["chase-st", "chase-mt", "phase", "overcommit", "redis"]
+# Short names for the 72-column tables.
+MECH_SHORT = {"tiering": "tier", "damon-promote": "dmn-p", "damon-bidir": "dmn-b"}
+SCEN_ORDER = ["chase-st", "chase-mt", "phase", "overcommit", "redis", "scatter",
+              "scatter-big", "scatter-slow", "scatter-full"]
 SCEN_TITLE = {
     "chase-st": "hot-set pointer chase, single-threaded",
     "chase-mt": "hot-set pointer chase, one hot chunk per thread",
     "phase": "phase change: the hot set moves midway",
     "overcommit": "top tier overcommitted (demotion_enabled=1)",
     "redis": "redis-server GETs over part of the keyspace",
+    "scatter": "scattered hot set and frequency classes",
+    "scatter-big": "scattered hot set and frequency classes, big buffer",
+    "scatter-slow": "scattered hot set, slow scanner (scan_period_min_ms=4000)",
+    "scatter-full": "scattered hot set, top tier full of other data (demotion on)",
 }
+# Frequency classes: CSV column prefix, short title.
+CLASSES = [("c100ms", ".1s"), ("c1s", "1s"), ("c5s", "5s"), ("c30s", "30s"), ("once", "once")]
+# Columns of the hotset CSV that are not /proc/vmstat counters.
+NON_COUNTERS = {"t_s", "phase", "hot_top_pct", "cold_top_pct", "top_mb", "lat_ns", "over_pct",
+                "once_done_pct", "never_top_pct", "oldhot_top_pct", "fill_top_pct",
+                "kthread_cpu_s", "task_user_s", "task_sys_s", "sampler_s"} | \
+    {c + "_top_pct" for c, _ in CLASSES}
+# The vmstat-delta table: these counters, in this order, when a run has them.
+VMSTAT_TABLE = [r"numa_pte_updates$", r"numa_hint_faults$", r"numa_hint_faults_local$",
+                r"pgpromote_success$", r"pgpromote_candidate$", r"pgpromote_candidate_nrl$",
+                r"pgdemote_", r"pgmigrate_success$", r"pghot_recorded_", r"pghot_kmigrated_",
+                r"pghot_"]
+WIDTH = 72
 
 
 class ParseError(Exception):
@@ -57,7 +93,7 @@ def kv(words):
 
 def parse_run(path):
     run = {"notes": [], "series": [], "meta": {}, "rounds": [], "end": {}, "stop": {},
-           "run": {}, "failed": None}
+           "run": {}, "host": {}, "failed": None, "skipped": None}
     header = None
     in_csv = False
     with open(path, errors="replace") as f:
@@ -66,7 +102,8 @@ def parse_run(path):
             if line.startswith("@run "):
                 run["run"] = kv(line.split()[1:])
             elif line.startswith("@note "):
-                run["notes"].append(line[6:])
+                if line[6:] not in run["notes"]:
+                    run["notes"].append(line[6:])
             elif line.startswith("@csv-begin"):
                 in_csv, header = True, None
             elif line.startswith("@csv-end"):
@@ -77,8 +114,12 @@ def parse_run(path):
                 run["stop"] = kv(line.split()[1:])
             elif line.startswith("@end "):
                 run["end"] = kv(line.split()[1:])
+            elif line.startswith("@host "):
+                run["host"] = kv(line.split()[1:])
             elif line.startswith("@failed"):
                 run["failed"] = line[8:] or "failed"
+            elif line.startswith("@skipped"):
+                run["skipped"] = line[9:] or "skipped"
             elif in_csv and line.startswith("# hotset:"):
                 run["meta"] = kv(line.split()[2:])
             elif in_csv and line.startswith("t_s,"):
@@ -91,7 +132,7 @@ def parse_run(path):
                     run["series"].append({k: float(v) for k, v in zip(header, vals)})
                 except ValueError as e:
                     raise ParseError(f"{path}: {e}: {line}") from None
-    if run["failed"]:
+    if run["failed"] or run["skipped"]:
         return run
     if not run["run"]:
         raise ParseError(f"{path}: no @run line")
@@ -132,8 +173,12 @@ def metrics(scen, run):
     m["net_placed"] = (last["top_mb"] - first["top_mb"]) * (1 << 20) / page
     m["kthread_cpu_s"] = last["kthread_cpu_s"] - first["kthread_cpu_s"]
     m["task_sys_s"] = last["task_sys_s"] - first["task_sys_s"]
+    if "sampler_s" in last:
+        m["sampler_s"] = last["sampler_s"] - first["sampler_s"]
     m["hot_pct"] = last["hot_top_pct"]
     m["duration_s"] = last["t_s"]
+    # vmstat deltas over the run (the samples count from the first one).
+    m["vmstat"] = {k: v for k, v in last.items() if k not in NON_COUNTERS}
     if scen == "redis":
         rps = [r["rps"] for r in run["rounds"]]
         tail = max(1, len(rps) // 4)
@@ -151,7 +196,17 @@ def metrics(scen, run):
     m["hot_gained"] = gained
     m["churn"] = m["migrated"] / gained if gained >= 1 else None
     m["hot_mb"] = hot * page / (1 << 20)
-    m["over_pct"] = last["cold_top_pct"] / 100 * cold / hot * 100 if hot else None
+    if "over_pct" in last:
+        m["over_pct"] = last["over_pct"]
+    else:
+        m["over_pct"] = last["cold_top_pct"] / 100 * cold / hot * 100 if hot else None
+    for c, _ in CLASSES:
+        col = c + "_top_pct"
+        m[c + "_pct"] = last[col] if col in last and num(meta.get(c + "_pages")) > 0 else None
+    for c in ("never", "oldhot", "fill"):
+        m[c + "_pct"] = last.get(c + "_top_pct")
+    if m["oldhot_pct"] is not None and not any(x["phase"] == 1 for x in s):
+        m["oldhot_pct"] = None
     m["t90"] = next((x["t_s"] for x in s if x["phase"] == 0 and x["hot_top_pct"] >= 90), None)
     phase_at = float(meta.get("phase_at", -1))
     m["t90_after_change"] = None
@@ -165,11 +220,60 @@ def metrics(scen, run):
     return m
 
 
+# Metrics where '-' (None) means "never" (counts as longer than any value).
+NEVER_IS_INF = {"t90", "t90_after_change"}
+
+
+def aggregate(mts):
+    """Median (and min, max) of each metric over the repetitions."""
+    agg, rng = {}, {}
+    keys = {k for mt in mts for k in mt if k != "vmstat"}
+    for k in keys:
+        vals = [mt.get(k) for mt in mts]
+        if k in NEVER_IS_INF:
+            vals = sorted(float("inf") if v is None else v for v in vals)
+        else:
+            vals = sorted(v for v in vals if v is not None)
+        if not vals:
+            agg[k] = None
+            continue
+        med = statistics.median(vals) if len(vals) % 2 or k not in NEVER_IS_INF \
+            else vals[len(vals) // 2]
+        agg[k] = None if med == float("inf") else med
+        rng[k] = tuple(None if v == float("inf") else v for v in (vals[0], vals[-1]))
+    counters = sorted({c for mt in mts for c in mt.get("vmstat", {})})
+    agg["vmstat"] = {c: statistics.median([mt["vmstat"].get(c, 0) for mt in mts])
+                     for c in counters}
+    return agg, rng
+
+
 def fmt(v, spec="{:.0f}", none="-"):
-    return none if v is None else spec.format(v)
+    if v is None:
+        return none
+    text = spec.format(v)
+    # No "-0.0" for a difference of CPU times that rounds to zero.
+    if text.startswith("-") and not text.strip("-+0.k%"):
+        text = text[1:]
+    return text
 
 
-def table(rows, cols):
+def short(v):
+    """A count in at most 6 characters."""
+    if v is None:
+        return "-"
+    v = float(v)
+    a = abs(v)
+    if a < 1e4:
+        return f"{v:.0f}"
+    for div, suffix in ((1e3, "k"), (1e6, "M"), (1e9, "G")):
+        if a < div * 100:
+            return f"{v / div:.1f}{suffix}"
+        if a < div * 1000:
+            return f"{v / div:.0f}{suffix}"
+    return f"{v / 1e12:.0f}T"
+
+
+def table(rows, cols, sep="  "):
     """rows: list of lists of strings; cols: list of (title1, title2, align)."""
     widths = [max(len(c[0]), len(c[1]), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
 
@@ -177,25 +281,59 @@ def table(rows, cols):
         out = []
         for (c, w, cell) in zip(cols, widths, cells):
             out.append(cell.ljust(w) if c[2] == "<" else cell.rjust(w))
-        return "  ".join(out).rstrip()
-    text = [line([c[0] for c in cols]), line([c[1] for c in cols]),
-            "  ".join("-" * w for w in widths)]
+        return sep.join(out).rstrip()
+    text = [line([c[0] for c in cols])]
+    if any(c[1] for c in cols):
+        text.append(line([c[1] for c in cols]))
+    text.append(sep.join("-" * w for w in widths))
     text += [line(r) for r in rows]
     return "\n".join(text)
 
 
+def fit_table(rows, cols, width=WIDTH):
+    """table() in at most @width columns: split into several tables, each
+    repeating the first column, when it does not fit."""
+    def w(i):
+        return max(len(cols[i][0]), len(cols[i][1]), *(len(r[i]) for r in rows))
+    parts, cur, used = [], [], w(0)
+    for i in range(1, len(cols)):
+        if cur and used + 1 + w(i) > width:
+            parts.append(cur)
+            cur, used = [], w(0)
+        cur.append(i)
+        used += 1 + w(i)
+    parts.append(cur)
+    out = []
+    for p in parts:
+        idx = [0] + p
+        out.append(table([[r[i] for i in idx] for r in rows], [cols[i] for i in idx], sep=" "))
+    return "\n\n".join(out)
+
+
 def scenario_line(scen, runs):
-    meta = next((r["meta"] for r in runs.values() if r and r.get("meta")), {})
-    run = next((r for r in runs.values() if r and r.get("series")), None)
+    meta = next((r["meta"] for r in runs if r and r.get("meta")), {})
+    run = next((r for r in runs if r and r.get("series")), None)
     secs = f"{run['series'][-1]['t_s']:.0f} s" if run else "?"
+    if not run:
+        return f"{SCEN_TITLE.get(scen, scen)} (no run completed)"
     if scen == "redis":
         return f"{SCEN_TITLE[scen]}, {secs} of samples"
     size = int(meta.get("size_mb", 0))
     hot = int(meta.get("hot_pages", 0)) * int(meta.get("page_size", 4096)) >> 20
     threads = meta.get("threads", "?")
-    chunks = meta.get("chunks", "?")
-    text = (f"{SCEN_TITLE[scen]}: {size} MB, hot set {hot} MB in {chunks} chunk(s), "
-            f"{threads} thread(s), {secs}")
+    if meta.get("layout") == "scatter":
+        text = (f"{SCEN_TITLE.get(scen, scen)}: {size} MB, hot set {hot} MB scattered, "
+                f"{threads} thread(s), {secs}")
+        pages = num(meta.get("pages"))
+        if pages:
+            text += "; classes " + ", ".join(
+                f"{t} {100 * num(meta.get(c + '_pages')) / pages:.0f}%" for c, t in CLASSES)
+        if int(meta.get("fill_mb", 0)):
+            text += f"; {meta['fill_mb']} MB of other data fill the fast node"
+    else:
+        chunks = meta.get("chunks", "?")
+        text = (f"{SCEN_TITLE.get(scen, scen)}: {size} MB, hot set {hot} MB in {chunks} "
+                f"chunk(s), {threads} thread(s), {secs}")
     if int(meta.get("fast_mb", 0)):
         text += f"; the first {meta['fast_mb']} MB start on the fast node"
     if float(meta.get("phase_at", -1)) >= 0:
@@ -208,11 +346,18 @@ Legend
 ------
 hot      : share of the hot set in the top tier at the end (%); redis: share
            of redis-server's memory in the top tier
-over     : cold pages in the top tier at the end, as % of the hot-set size
-           (over-promotion; in `overcommit` the head of the buffer starts there)
+over     : pages not in the hot set in the top tier at the end, as % of the
+           hot-set size (over-promotion; in `overcommit` the head of the
+           buffer starts there; after a phase change the old hot set counts)
 top      : the workload's memory in the top tier at the end (MB)
 t90      : time until 90% of the hot set is in the top tier (s); t90' the
            same for the new hot set after the phase change; '-' = never
+.1s 1s 5s 30s once : scatter scenarios: share (%) of the pages of each
+           frequency class (touched every 0.1/1/5/30 s, or once at a random
+           time) in the top tier at the end, i.e. promoted and kept
+never    : share of the never-touched pages in the top tier (%)
+fill     : scatter-full: share of the other data that filled the top tier
+           still there at the end (%; the rest was demoted)
 promoted : pgpromote_success (NUMA balancing, kmigrated) + DAMON migrate_hot
            pages (sz_applied)
 demoted  : pgdemote_* (reclaim) + DAMON migrate_cold pages
@@ -220,20 +365,27 @@ migrated : pgmigrate_success, every migration (promotion and demotion)
 churn    : migrated / hot pages gained in the top tier (1.0: every migration
            placed a hot page; '-': none gained); redis: / net pages placed
 kthr CPU : CPU time of kmigrated* and kdamond.* threads (s)
-task sys : system time of the workload (hint faults and their migrations) (s)
+task sys : system time of the workload (hint faults and their migrations),
+           without the sampler's move_pages() queries (s)
 lat      : chase latency per access, first interval -> mean of the last 25%
            (ns).  Under QEMU TCG both tiers are the same host DRAM: latency
            shows overheads (faults, migration, TLB), not the tier benefit.
 ops/s    : redis-benchmark GET throughput, first round -> mean of the last
            25% of rounds; p50/p99 of those rounds (ms).  Same QEMU caveat.
+With --repeat N: each cell is the median of the N runs ('-' in t90 counts
+as never), the min-max of the main columns follow each table.
 """
 
 
-def main():
-    if len(sys.argv) != 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    res = sys.argv[1]
+def wrap(text, width=WIDTH):
+    return "\n".join(textwrap.wrap(text, width, subsequent_indent="  "))
+
+
+def mech_short(m):
+    return MECH_SHORT.get(m, m)
+
+
+def load_meta(res):
     meta = {}
     if os.path.exists(os.path.join(res, "meta.txt")):
         with open(os.path.join(res, "meta.txt")) as f:
@@ -241,86 +393,207 @@ def main():
                 if "=" in line:
                     k, v = line.rstrip("\n").split("=", 1)
                     meta[k] = v
+    return meta
+
+
+def expected_runs(res, meta, files):
+    """(scenario, mechanism) pairs of the run, and the raw files of each."""
+    pairs = []
+    if meta.get("pairs"):
+        pairs = [tuple(p.split(":", 1)) for p in meta["pairs"].split()]
+    else:
+        pairs = [(s, m) for s in meta.get("scenarios", "").split()
+                 for m in meta.get("mechanisms", "").split()]
+    if not pairs:
+        for f in files:
+            name = re.sub(r"\.rep\d+$", "", f[:-4])
+            s = next((x for x in sorted(SCEN_ORDER, key=len, reverse=True)
+                      if name.startswith(x + "-") and name[len(x) + 1:] in MECH_ORDER), None)
+            if s and (s, name[len(s) + 1:]) not in pairs:
+                pairs.append((s, name[len(s) + 1:]))
+    repeat = int(meta.get("repeat", 1) or 1)
+    out = {}
+    for s, m in pairs:
+        names = [f"{s}-{m}.txt"] + [f"{s}-{m}.rep{r}.txt" for r in range(2, repeat + 1)]
+        # Also repetitions found on disk (a report of a partial run).
+        names += sorted((f for f in files if re.fullmatch(re.escape(f"{s}-{m}") + r"\.rep\d+\.txt", f)
+                         and f not in names), key=lambda f: int(re.findall(r"\d+", f)[-1]))
+        out[(s, m)] = names
+    return out
+
+
+def smoke_assert(runs, agg):
+    """The smoke set's assertions on scatter x pghot; returns the failures."""
+    fails = []
+    key = ("scatter", "pghot")
+    if key not in runs:
+        print("report: no scatter run of pghot: smoke assertions skipped", file=sys.stderr)
+        return []
+    for i, run in enumerate(runs[key]):
+        tag = f"scatter/pghot run {i + 1}"
+        if run is None or run["failed"] or run["skipped"]:
+            fails.append(f"{tag}: no result ({'missing' if run is None else run['failed'] or run['skipped']})")
+            continue
+        mt = metrics("scatter", run)
+        promoted = mt["vmstat"].get("pgpromote_success", 0)
+        if promoted <= 0:
+            fails.append(f"{tag}: pghot promoted nothing (pgpromote_success = {promoted:.0f})")
+        if mt["hot_pct"] < 50:
+            fails.append(f"{tag}: only {mt['hot_pct']:.1f}% of the hot set reached the top tier "
+                         f"(at least 50% expected)")
+        once = mt.get("once_pct")
+        if once is None:
+            fails.append(f"{tag}: no pages touched once in this run (once_top_pct missing)")
+        elif once > 5:
+            fails.append(f"{tag}: {once:.1f}% of the pages touched once were promoted "
+                         f"(at most 5% expected: one-off accesses must be filtered)")
+    return fails
+
+
+def main():
+    args = sys.argv[1:]
+    assert_smoke = "--assert-smoke" in args
+    args = [a for a in args if a != "--assert-smoke"]
+    if len(args) != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    res = args[0]
+    meta = load_meta(res)
     raw = os.path.join(res, "raw")
     files = sorted(f for f in os.listdir(raw) if f.endswith(".txt")) if os.path.isdir(raw) else []
-    expected = [(s, m) for s in meta.get("scenarios", "").split()
-                for m in meta.get("mechanisms", "").split()]
-    if not expected:
-        for f in files:
-            name = f[:-4]
-            s = next((x for x in SCEN_ORDER if name.startswith(x + "-")), None)
-            if s:
-                expected.append((s, name[len(s) + 1:]))
+    expected = expected_runs(res, meta, files)
     if not expected:
         print(f"report: no runs in {res}", file=sys.stderr)
         return 1
 
     errors = []
     runs = {}
-    for s, m in expected:
-        path = os.path.join(raw, f"{s}-{m}.txt")
-        try:
-            if not os.path.exists(path):
-                raise ParseError(f"{path}: missing")
-            runs[(s, m)] = parse_run(path)
-        except ParseError as e:
-            errors.append(str(e))
-            runs[(s, m)] = None
+    for (s, m), names in expected.items():
+        runs[(s, m)] = []
+        for name in names:
+            path = os.path.join(raw, name)
+            try:
+                if not os.path.exists(path):
+                    raise ParseError(f"{path}: missing")
+                runs[(s, m)].append(parse_run(path))
+            except ParseError as e:
+                errors.append(str(e))
+                runs[(s, m)].append(None)
 
     scenarios = [s for s in SCEN_ORDER if any(k[0] == s for k in runs)]
     mechs_all = [m for m in MECH_ORDER if any(k[1] == m for k in runs)]
     os.makedirs(os.path.join(res, "series"), exist_ok=True)
 
+    main_kernel = meta.get("kernel_version", "?")
     out = []
-    title = "pghot evaluation: promotion mechanisms side by side in the tiered QEMU VM"
-    out += ["=" * 78, title, "=" * 78, ""]
-    out.append(f"kernel   : {meta.get('kernel_version', '?')} ({meta.get('kernel', '?')})")
-    out.append(f"VM       : {meta.get('topology', '?')} (QEMU TCG, HMAT: slow node 3x latency, 1/2 bandwidth)")
-    out.append(f"host     : {meta.get('host', '?')}")
+    title = "pghot evaluation: promotion mechanisms side by side, tiered QEMU VM"
+    out += ["=" * WIDTH, title, "=" * WIDTH, ""]
+    out.append(f"kernel   : {main_kernel} ({meta.get('kernel', '?')})")
+    for k, v in sorted(meta.items()):
+        if k.startswith("kernel."):
+            out.append(f"           {k[7:]} runs on the {v.split()[0]} kernel "
+                       f"({' '.join(v.split()[1:]) or '?'})")
+        if k.startswith("skipped."):
+            out.append(f"           {k[8:]} skipped: {v}")
+    out.append(f"series   : {meta.get('series_commit', '?')}, build/linux "
+               f"{meta.get('linux_describe', '?')}")
+    out.append(f"VM       : {meta.get('topology', '?')} (QEMU TCG, HMAT: slow node 3x latency, "
+               f"1/2 bandwidth)")
+    out.append(f"host     : {meta.get('host', '?')}; loadavg {meta.get('loadavg_start', '?')} "
+               f"at the start, {meta.get('loadavg_end', '?')} at the end")
     out.append(f"command  : {meta.get('command', '?')}")
-    out.append(f"date     : {meta.get('date', '?')}, {meta.get('elapsed_s', '?')} s of runs")
-    out += ["", LEGEND]
+    out.append(f"date     : {meta.get('date', '?')}, {meta.get('elapsed_s', '?')} s of runs"
+               f"{', ' + meta['repeat'] + ' runs of each' if meta.get('repeat', '1') != '1' else ''}")
+    header = list(out)
 
-    csv_rows = []
-    ts_rows = []
+    csv_rows, run_rows, ts_rows = [], [], []
+    summary, vmtables, details = [], [], []
+    aggs = {}
     for s in scenarios:
-        srun = {m: runs.get((s, m)) for m in mechs_all if (s, m) in runs}
-        out += ["-" * 78, f"{s}: {scenario_line(s, srun)}", "-" * 78]
-        rows = []
-        notes = {}
-        for m, run in srun.items():
+        smechs = [m for m in mechs_all if (s, m) in runs]
+        srun = {m: runs[(s, m)] for m in smechs}
+        good_runs = [r for m in smechs for r in srun[m]
+                     if r and not r["failed"] and not r["skipped"]]
+        details += ["-" * WIDTH, wrap(f"{s}: {scenario_line(s, good_runs)}"), "-" * WIDTH]
+        rows, spread, notes = [], [], {}
+        sum_rows, vm_cols, sum_status = [], [], []
+        scatter = any(r["meta"].get("layout") == "scatter" for r in good_runs)
+        filled = any(num(r["meta"].get("fill_mb")) > 0 for r in good_runs)
+        loads = []
+        for m in smechs:
             label = MECH_LABEL.get(m, m)
-            if run is None or run["failed"]:
-                why = "no output" if run is None else run["failed"]
-                rows.append([label, "FAILED"])
-                notes.setdefault(f"FAILED: {why}", []).append(m)
-                csv_rows.append({"scenario": s, "mechanism": m, "status": "failed"})
+            rs = srun[m]
+            ok = [r for r in rs if r and not r["failed"] and not r["skipped"]]
+            for i, r in enumerate(rs):
+                if r is None or r["failed"] or r["skipped"]:
+                    why = ("no output" if r is None else
+                           f"FAILED: {r['failed']}" if r["failed"] else f"skipped: {r['skipped']}")
+                    notes.setdefault(why + (f" (run {i + 1})" if len(rs) > 1 else ""), []).append(m)
+            if not ok:
+                status = "skipped" if rs and all(r and r["skipped"] for r in rs) else "failed"
+                rows.append([label, status.upper()])
+                sum_rows.append([mech_short(m)])
+                sum_status.append(f"{mech_short(m)}: {status}")
+                csv_rows.append({"scenario": s, "mechanism": m, "status": status})
                 continue
-            if m.startswith("pghot") and not run["series"][-1].get("pghot_recorded_hintfaults"):
-                run["notes"].append("pghot recorded no hint fault: this kernel has no pghot "
-                                    "hint-fault source (nor kmigrated), so what promoted is "
-                                    "mainline NUMA balancing")
-            for n in run["notes"]:
-                notes.setdefault(n, []).append(m)
-            mt = metrics(s, run)
-            row = {"scenario": s, "mechanism": m, "status": "ok"}
+            mts = []
+            for i, run in enumerate(ok):
+                if m.startswith("pghot") and not run["series"][-1].get("pghot_recorded_hintfaults"):
+                    run["notes"].append("pghot recorded no hint fault: this kernel has no pghot "
+                                        "hint-fault source (nor kmigrated), so what promoted is "
+                                        "mainline NUMA balancing")
+                host = run["host"]
+                kv_ = host.get("kernel_version")
+                if kv_ and host.get("kernel") != "bzImage":
+                    run["notes"].append(f"ran on another kernel: {host.get('kernel')} ({kv_})")
+                for n in run["notes"]:
+                    if m not in notes.setdefault(n, []):
+                        notes[n].append(m)
+                if host.get("vm_fast_mb"):
+                    run["notes"].append(f"VM: fast node {host['vm_fast_mb']} MB, slow node "
+                                        f"{host.get('vm_slow_mb', '?')} MB")
+                for key in ("loadavg_start", "loadavg_end"):
+                    if host.get(key):
+                        loads.append(num(host[key].split(",")[0]))
+                mt = metrics(s, run)
+                mts.append(mt)
+                rep = int(host.get("rep", i + 1))
+                row = {"scenario": s, "mechanism": m, "rep": rep,
+                       "kernel": host.get("kernel", ""), "loadavg_start": host.get("loadavg_start", ""),
+                       "loadavg_end": host.get("loadavg_end", "")}
+                row.update({k: ("" if v is None else (round(v, 3) if isinstance(v, float) else v))
+                            for k, v in mt.items() if k != "vmstat"})
+                row.update({"vm_" + k: int(v) for k, v in mt["vmstat"].items()})
+                run_rows.append(row)
+                suffix = "" if rep == 1 else f".rep{rep}"
+                with open(os.path.join(res, "series", f"{s}-{m}{suffix}.csv"), "w", newline="") as f:
+                    w = csv.writer(f)
+                    cols = ["t_s", "phase", "hot_top_pct", "cold_top_pct", "top_mb", "lat_ns",
+                            "pgpromote_success", "pgdemote", "pgmigrate_success",
+                            "kthread_cpu_s", "task_sys_s", "over_pct"] + \
+                        [c + "_top_pct" for c, _ in CLASSES]
+                    w.writerow(cols)
+                    for x in run["series"]:
+                        vals = [x.get("t_s"), x.get("phase"), x.get("hot_top_pct"),
+                                x.get("cold_top_pct"), x.get("top_mb"), x.get("lat_ns"),
+                                x.get("pgpromote_success", 0), demoted(x),
+                                x.get("pgmigrate_success"), x.get("kthread_cpu_s"),
+                                x.get("task_sys_s"), x.get("over_pct", "")] + \
+                            [x.get(c + "_top_pct", "") for c, _ in CLASSES]
+                        w.writerow(vals)
+                        ts_rows.append([s, m, rep] + vals)
+            mt, rng = aggregate(mts)
+            aggs[(s, m)] = (mt, rng, len(mts))
+            row = {"scenario": s, "mechanism": m, "status": "ok", "runs": len(mts)}
             row.update({k: ("" if v is None else (round(v, 3) if isinstance(v, float) else v))
-                        for k, v in mt.items()})
+                        for k, v in mt.items() if k != "vmstat"})
+            if len(mts) > 1:
+                for k in ("hot_pct", "over_pct", "t90", "t90_after_change", "once_pct",
+                          "promoted", "kthread_cpu_s", "task_sys_s"):
+                    if k in rng:
+                        row[k + "_min"] = "" if rng[k][0] is None else round(rng[k][0], 3)
+                        row[k + "_max"] = "" if rng[k][1] is None else round(rng[k][1], 3)
             csv_rows.append(row)
-            with open(os.path.join(res, "series", f"{s}-{m}.csv"), "w", newline="") as f:
-                w = csv.writer(f)
-                cols = ["t_s", "phase", "hot_top_pct", "cold_top_pct", "top_mb", "lat_ns",
-                        "pgpromote_success", "pgdemote", "pgmigrate_success",
-                        "kthread_cpu_s", "task_sys_s"]
-                w.writerow(cols)
-                for x in run["series"]:
-                    vals = [x.get("t_s"), x.get("phase"), x.get("hot_top_pct"),
-                            x.get("cold_top_pct"), x.get("top_mb"), x.get("lat_ns"),
-                            x.get("pgpromote_success", 0), demoted(x),
-                            x.get("pgmigrate_success"), x.get("kthread_cpu_s"),
-                            x.get("task_sys_s")]
-                    w.writerow(vals)
-                    ts_rows.append([s, m] + vals)
             common = [fmt(mt["promoted"]), fmt(mt["demoted"]), fmt(mt["migrated"]),
                       fmt(mt["churn"], "{:.2f}"), fmt(mt["kthread_cpu_s"], "{:.2f}"),
                       fmt(mt["task_sys_s"], "{:.2f}")]
@@ -329,11 +602,36 @@ def main():
                             + common +
                             [f"{fmt(mt['rps_first'])}->{fmt(mt['rps_steady'])}",
                              fmt(mt["p50_ms"], "{:.2f}"), fmt(mt["p99_ms"], "{:.1f}")])
+                sum_rows.append([mech_short(m), fmt(mt["hot_pct"], "{:.0f}"),
+                                 short(mt["promoted"]), short(mt["demoted"]),
+                                 fmt(mt["churn"], "{:.1f}"), fmt(mt["kthread_cpu_s"], "{:.1f}"),
+                                 fmt(mt["task_sys_s"], "{:.1f}"), short(mt["rps_steady"])])
             else:
+                cls = [fmt(mt.get(c + "_pct"), "{:.1f}") for c, _ in CLASSES] + \
+                    [fmt(mt.get("never_pct"), "{:.1f}")] if scatter else []
+                if filled:
+                    cls.append(fmt(mt.get("fill_pct"), "{:.1f}"))
                 rows.append([label, fmt(mt["hot_pct"], "{:.1f}"), fmt(mt["over_pct"], "{:+.1f}"),
                              fmt(mt["top_mb"], "{:.1f}"), fmt(mt["t90"], "{:.1f}"),
-                             fmt(mt["t90_after_change"], "{:.1f}")] + common +
+                             fmt(mt["t90_after_change"], "{:.1f}")] + cls + common +
                             [f"{fmt(mt['lat_first'])}->{fmt(mt['lat_steady'])}"])
+                sum_cls = [fmt(mt.get(c + "_pct"), "{:.0f}") for c, _ in CLASSES] if scatter else []
+                sum_rows.append([mech_short(m), fmt(mt["hot_pct"], "{:.0f}"),
+                                 fmt(mt["t90"], "{:.0f}"), fmt(mt["t90_after_change"], "{:.0f}"),
+                                 fmt(mt["over_pct"], "{:.0f}")] + sum_cls +
+                                [short(mt["promoted"]), short(mt["demoted"]),
+                                 fmt(mt["churn"], "{:.1f}"),
+                                 fmt(mt["kthread_cpu_s"], "{:.1f}"),
+                                 fmt(mt["task_sys_s"], "{:.1f}")])
+            if len(mts) > 1:
+                def mm(k, spec="{:.1f}"):
+                    lo, hi = rng.get(k, (None, None))
+                    return f"{fmt(lo, spec)}-{fmt(hi, spec)}" if k in rng else "-"
+                spread.append([label, str(len(mts)), mm("hot_pct"), mm("over_pct"), mm("t90"),
+                               mm("t90_after_change"), mm("once_pct"), mm("promoted", "{:.0f}"),
+                               mm("kthread_cpu_s", "{:.2f}"), mm("task_sys_s", "{:.2f}")])
+            vm_cols.append((m, mt["vmstat"]))
+
         base = [("mechanism", "", "<")]
         tail = [("promoted", "(pages)", ">"), ("demoted", "(pages)", ">"),
                 ("migrated", "(pages)", ">"), ("churn", "", ">"), ("kthr", "CPU (s)", ">"),
@@ -341,66 +639,144 @@ def main():
         if s == "redis":
             cols = base + [("top", "(%)", ">"), ("top", "(MB)", ">")] + tail + \
                 [("ops/s", "first->steady", ">"), ("p50", "(ms)", ">"), ("p99", "(ms)", ">")]
+            scols = [("mech", "", "<"), ("top", "%", ">"), ("prom", "", ">"), ("dem", "", ">"),
+                     ("chrn", "", ">"), ("kthr", "s", ">"), ("sys", "s", ">"),
+                     ("ops/s", "", ">")]
         else:
+            cls_cols = [(t, "(%)", ">") for _, t in CLASSES] + [("never", "(%)", ">")] \
+                if scatter else []
+            if filled:
+                cls_cols.append(("fill", "(%)", ">"))
             cols = base + [("hot", "(%)", ">"), ("over", "(%)", ">"), ("top", "(MB)", ">"),
-                           ("t90", "(s)", ">"), ("t90'", "(s)", ">")] + tail + \
+                           ("t90", "(s)", ">"), ("t90'", "(s)", ">")] + cls_cols + tail + \
                 [("lat (ns)", "first->steady", ">")]
+            scols = [("mech", "", "<"), ("hot", "%", ">"), ("t90", "s", ">"),
+                     ("t90'", "s", ">"), ("over", "%", ">")] + \
+                ([(t, "%", ">") for _, t in CLASSES] if scatter else []) + \
+                [("prom", "", ">"), ("dem", "", ">"), ("chrn", "", ">"), ("kthr", "s", ">"),
+                 ("sys", "s", ">")]
         rows = [r[:len(cols)] + [""] * (len(cols) - len(r)) for r in rows]
-        out += [table(rows, cols), ""]
+        sum_rows = [r[:len(scols)] + ["-"] * (len(scols) - len(r)) for r in sum_rows]
+        details += [table(rows, cols), ""]
+        if spread:
+            details += ["min-max over the runs:",
+                        table(spread, [("mechanism", "", "<"), ("runs", "", ">"),
+                                       ("hot", "(%)", ">"), ("over", "(%)", ">"),
+                                       ("t90", "(s)", ">"), ("t90'", "(s)", ">"),
+                                       ("once", "(%)", ">"), ("promoted", "(pages)", ">"),
+                                       ("kthr", "CPU (s)", ">"), ("task", "sys (s)", ">")]), ""]
+        if loads:
+            notes.setdefault(f"host loadavg (1 min) at the runs' starts and ends: "
+                             f"{min(loads):.2f}-{max(loads):.2f}", []).extend(smechs)
         if notes:
-            ran = list(srun)
-            out.append("notes:")
+            details.append("notes:")
             for n, ms in notes.items():
-                who = "" if ms == ran else f"[{', '.join(ms)}] "
-                out.append(f"- {who}{n}")
-            out.append("")
+                who = "" if sorted(set(ms)) == sorted(smechs) else f"[{', '.join(ms)}] "
+                details.append(f"- {who}{n}")
+            details.append("")
+
+        summary += [wrap(f"{s}: {scenario_line(s, good_runs)}")]
+        summary += [fit_table(sum_rows, scols)]
+        if sum_status:
+            summary.append(wrap("(" + "; ".join(sum_status) + ")"))
+        summary.append("")
+
+        # vmstat deltas: one row per counter, one column per mechanism.
+        if vm_cols:
+            names = sorted({c for _, v in vm_cols for c in v})
+            picked = []
+            for pat in VMSTAT_TABLE:
+                for c in names:
+                    if re.match(pat, c) and c not in picked:
+                        picked.append(c)
+            vrows = [[c] + [short(v.get(c)) if c in v else "-" for _, v in vm_cols]
+                     for c in picked]
+            vcols = [("counter", "", "<")] + [(mech_short(m), "", ">") for m, _ in vm_cols]
+            if vrows:
+                vmtables += [f"{s}: vmstat deltas over the run" +
+                             (" (median of the runs)" if any(aggs.get((s, m), (0, 0, 1))[2] > 1
+                                                             for m, _ in vm_cols) else ""),
+                             fit_table(vrows, vcols), ""]
 
     if errors:
-        out += ["PARSE ERRORS (the harness is broken):"] + [f"- {e}" for e in errors] + [""]
+        details += ["PARSE ERRORS (the harness is broken):"] + [f"- {e}" for e in errors] + [""]
+
+    smoke_fails = smoke_assert(runs, aggs) if assert_smoke else []
+    if ("scatter", "pghot") not in runs:
+        assert_smoke = False
+    summary_text = [wrap("Summary: medians of the runs.  hot, over and the classes (.1s 1s 5s "
+                         "30s once): % in the top tier at the end; t90, t90': s; prom, dem: "
+                         "pages; chrn: churn; kthr, sys: CPU s (see the legend in "
+                         "results.txt).  tier: mainline tiering, base: the same on the "
+                         "nopghot kernel, pghot: default tunables, pghot1/2: freq_threshold "
+                         "1/2, dmn-p/dmn-b: DAMON promote-only/bidirectional."), ""] + summary
+    out = header + [""] + ["=" * WIDTH, "Summary", "=" * WIDTH] + summary_text + [LEGEND] + \
+        details + ["=" * WIDTH, "vmstat deltas per scenario and mechanism", "=" * WIDTH, ""] + \
+        vmtables
+    if assert_smoke:
+        out += ["smoke assertions (scatter x pghot): " +
+                ("FAILED" if smoke_fails else "passed")] + [f"- {f}" for f in smoke_fails] + [""]
 
     with open(os.path.join(res, "results.txt"), "w") as f:
         f.write("\n".join(out) + "\n")
-    keys = ["scenario", "mechanism", "status", "hot_pct", "over_pct", "hot_mb", "top_mb",
-            "t90", "t90_after_change", "promoted", "demoted", "migrated", "net_placed",
-            "hot_gained",
-            "churn", "kthread_cpu_s", "task_sys_s", "lat_first", "lat_steady", "rps_first",
-            "rps_steady", "p50_ms", "p99_ms", "duration_s"]
+    with open(os.path.join(res, "summary.txt"), "w") as f:
+        f.write("\n".join(header + [""] + summary_text) + "\n")
+    keys = ["scenario", "mechanism", "status", "runs", "hot_pct", "over_pct", "hot_mb", "top_mb",
+            "t90", "t90_after_change"] + [c + "_pct" for c, _ in CLASSES] + \
+        ["never_pct", "oldhot_pct", "fill_pct", "promoted", "demoted", "migrated", "net_placed",
+         "hot_gained", "churn", "kthread_cpu_s", "task_sys_s", "sampler_s", "lat_first",
+         "lat_steady", "rps_first", "rps_steady", "p50_ms", "p99_ms", "duration_s"]
+    extra = sorted({k for r in csv_rows for k in r if k.endswith(("_min", "_max"))})
     with open(os.path.join(res, "results.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
+        w = csv.DictWriter(f, fieldnames=keys + extra, extrasaction="ignore")
         w.writeheader()
         for r in csv_rows:
             w.writerow(r)
+    rkeys = ["scenario", "mechanism", "rep", "kernel", "loadavg_start", "loadavg_end"] + \
+        [k for k in keys if k not in ("scenario", "mechanism", "status", "runs")]
+    rkeys += sorted({k for r in run_rows for k in r if k.startswith("vm_")})
+    with open(os.path.join(res, "runs.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=rkeys, extrasaction="ignore")
+        w.writeheader()
+        for r in run_rows:
+            w.writerow(r)
     with open(os.path.join(res, "timeseries.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["scenario", "mechanism", "t_s", "phase", "hot_top_pct", "cold_top_pct",
-                    "top_mb", "lat_ns", "pgpromote_success", "pgdemote", "pgmigrate_success",
-                    "kthread_cpu_s", "task_sys_s"])
+        w.writerow(["scenario", "mechanism", "rep", "t_s", "phase", "hot_top_pct",
+                    "cold_top_pct", "top_mb", "lat_ns", "pgpromote_success", "pgdemote",
+                    "pgmigrate_success", "kthread_cpu_s", "task_sys_s", "over_pct"] +
+                   [c + "_top_pct" for c, _ in CLASSES])
         w.writerows(ts_rows)
 
-    # Plots: one PNG per scenario, a colour per mechanism; top panel: the hot
-    # set (redis: its memory) in the top tier, bottom panel: the cold set.
-    gp = ["set terminal pngcairo size 1100,800 font ',10' noenhanced",
+    # Plots: one PNG per scenario, a colour per mechanism (the first run of
+    # each); top panel: the hot set (redis: its memory) in the top tier,
+    # then the cold set, then (scatter) the pages touched once.
+    gp = ["set terminal pngcairo size 1100,1000 font ',10' noenhanced",
           "set datafile separator ','", "set key outside right top", "set grid"]
     pngs = []
     for s in scenarios:
         series = [m for m in mechs_all
-                  if runs.get((s, m)) and runs[(s, m)]["series"] and
+                  if (s, m) in aggs and
                   os.path.exists(os.path.join(res, "series", f"{s}-{m}.csv"))]
         if not series:
             continue
+        scatter = any(r and r.get("meta", {}).get("layout") == "scatter"
+                      for m in series for r in runs[(s, m)])
         png = f"residency-{s}.png"
         pngs.append(png)
-        gp += [f"set output '{png}'",
-               f"set multiplot layout {1 if s == 'redis' else 2},1 "
-               f"title '{s}: {SCEN_TITLE[s]}'",
-               "set xlabel 'time (s)'", "set yrange [0:105]"]
         panels = [(3, "% of redis-server's memory in the top tier" if s == "redis"
                    else "hot set in the top tier (%)")]
         if s != "redis":
             panels.append((4, "cold set in the top tier (%)"))
+        if scatter:
+            panels.append((17, "pages touched once in the top tier (%)"))
+        gp += [f"set output '{png}'",
+               f"set multiplot layout {len(panels)},1 "
+               f"title '{s}: {SCEN_TITLE.get(s, s)}'",
+               "set xlabel 'time (s)'", "set yrange [0:105]"]
         for col, ylabel in panels:
             gp.append(f"set ylabel \"{ylabel}\"")
-            if col == 4:
+            if col != 3:
                 gp.append("set yrange [0:*]")
             plots = []
             for i, m in enumerate(series):
@@ -425,6 +801,14 @@ def main():
         for e in errors:
             print(f"report: {e}", file=sys.stderr)
         return 1
+    if smoke_fails:
+        print("report: smoke assertions FAILED:", file=sys.stderr)
+        for e in smoke_fails:
+            print(f"report:   {e}", file=sys.stderr)
+        return 3
+    if assert_smoke:
+        print("report: smoke assertions passed (scatter x pghot: promoted, hot set >= 50%, "
+              "once-touched pages <= 5%)", file=sys.stderr)
     return 0
 
 

@@ -238,7 +238,8 @@ run_suite() { # label kernel topology timeout [selftests...]
 # The small topology gets a movable DIMM on the slow node for hotplug_test.
 VMOPTS="--dimm-mb 256" run_suite test-small test small 1200
 run_suite test-seed test seed 900 tiering_promote \
-	kmigrated_test:-r:promote.threshold2.hot_set_promoted
+	kmigrated_test:-r:promote.threshold2.hot_set_promoted \
+	promote_defaults_test:-r:defaults.hot_throughout.scattered_hot_set
 if has_pghot; then
 	VMOPTS="--dimm-mb 256" run_suite precise precise small 1200
 	run_suite nopghot nopghot small 900 tiering_promote
