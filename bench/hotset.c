@@ -675,6 +675,14 @@ static void report(double t, long *base, const struct tiering *tier,
 			printf(",%.1f,%.2f,%.2f", pct(once_done, class_nr[CL_ONCE]),
 			       pct(r.cls_fast[CL_NEVER], r.cls[CL_NEVER]),
 			       pct(r.old_fast, r.old));
+			/*
+			 * Over-promotion proper: pages that are not hot by
+			 * mainline's own threshold (touched every 5 s, 30 s,
+			 * once or never), in the top tier, as % of the hot set.
+			 */
+			printf(",%.2f", pct(r.cls_fast[CL_5S] + r.cls_fast[CL_30S] +
+					    r.cls_fast[CL_ONCE] +
+					    r.cls_fast[CL_NEVER], r.hot));
 		}
 		if (fill_pages)
 			printf(",%.2f", pct(r.fill_fast, r.fill));
@@ -727,7 +735,7 @@ static void print_header(const long *base)
 	if (opt.scatter || opt.classes) {
 		for (int c = CL_100MS; c < NR_CLASSES; c++)
 			printf(",%s_top_pct", class_name[c]);
-		printf(",once_done_pct,never_top_pct,oldhot_top_pct");
+		printf(",once_done_pct,never_top_pct,oldhot_top_pct,coldover_pct");
 	}
 	if (fill_pages)
 		printf(",fill_top_pct");

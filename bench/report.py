@@ -67,7 +67,7 @@ SCEN_TITLE = {
 CLASSES = [("c100ms", ".1s"), ("c1s", "1s"), ("c5s", "5s"), ("c30s", "30s"), ("once", "once")]
 # Columns of the hotset CSV that are not /proc/vmstat counters.
 NON_COUNTERS = {"t_s", "phase", "hot_top_pct", "cold_top_pct", "top_mb", "lat_ns", "over_pct",
-                "once_done_pct", "never_top_pct", "oldhot_top_pct", "fill_top_pct",
+                "once_done_pct", "never_top_pct", "oldhot_top_pct", "coldover_pct", "fill_top_pct",
                 "kthread_cpu_s", "task_user_s", "task_sys_s", "sampler_s"} | \
     {c + "_top_pct" for c, _ in CLASSES}
 # The vmstat-delta table: these counters, in this order, when a run has them.
@@ -196,7 +196,12 @@ def metrics(scen, run):
     m["hot_gained"] = gained
     m["churn"] = m["migrated"] / gained if gained >= 1 else None
     m["hot_mb"] = hot * page / (1 << 20)
-    if "over_pct" in last:
+    if "coldover_pct" in last:
+        # Scattered scenarios: only pages that are not hot by mainline's own
+        # threshold (5 s, 30 s, once, never) count as over-promotion; the
+        # 0.1 s and 1 s classes and the hot set before a move do not.
+        m["over_pct"] = last["coldover_pct"]
+    elif "over_pct" in last:
         m["over_pct"] = last["over_pct"]
     else:
         m["over_pct"] = last["cold_top_pct"] / 100 * cold / hot * 100 if hot else None
@@ -348,7 +353,9 @@ hot      : share of the hot set in the top tier at the end (%); redis: share
            of redis-server's memory in the top tier
 over     : pages not in the hot set in the top tier at the end, as % of the
            hot-set size (over-promotion; in `overcommit` the head of the
-           buffer starts there; after a phase change the old hot set counts)
+           buffer starts there; after a phase change the old hot set counts);
+           scatter scenarios: only pages touched every 5 s, 30 s, once or
+           never count (not the 0.1 s and 1 s classes, not the old hot set)
 top      : the workload's memory in the top tier at the end (MB)
 t90      : time until 90% of the hot set is in the top tier (s); t90' the
            same for the new hot set after the phase change; '-' = never
