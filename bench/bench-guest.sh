@@ -39,6 +39,7 @@
 #   pghot          numa_balancing=2 with pghot's hint-fault source, promoted by
 #                  kmigrated, every pghot tunable at the kernel's default
 #   pghot1, pghot2 the same with freq_threshold 1 or 2
+#   pghot-precise  pghot's defaults (the host runs it on the precise kernel)
 #   base           mainline tiering (numa_balancing=2) on a kernel without pghot
 #                  (the harness boots the nopghot kernel for it)
 #   damon-promote  DAMON (paddr) over the slow node: migrate_hot to the fast node
@@ -211,9 +212,11 @@ enable_mech() {
 	base)
 		[ -d $PGHOT ] && note "base: this kernel has pghot (not the unpatched base)"
 		put /proc/sys/kernel/numa_balancing 2 ;;
-	pghot|pghot1|pghot2)
+	pghot|pghot1|pghot2|pghot-precise)
 		[ -f $PGHOT/enabled_sources ] || die "kernel has no pghot debugfs"
-		[ "$mech" = pghot ] || put $PGHOT/freq_threshold "${mech#pghot}"
+		case $mech in
+		pghot1|pghot2) put $PGHOT/freq_threshold "${mech#pghot}" ;;
+		esac
 		put $PGHOT/enabled_sources 1
 		put /proc/sys/kernel/numa_balancing 2 ;;
 	damon-promote|damon-bidir)
@@ -341,7 +344,7 @@ EOF
 chmod 755 /tmp/enable.sh /tmp/stop.sh
 prepare
 case $mech in
-pghot|pghot1|pghot2)
+pghot|pghot1|pghot2|pghot-precise)
 	has_kmigrated || note "this kernel has no kmigrated" ;;
 esac
 

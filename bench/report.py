@@ -31,11 +31,12 @@ import subprocess
 import sys
 import textwrap
 
-MECH_ORDER = ["off", "tiering", "base", "pghot", "pghot1", "pghot2", "damon-promote",
-              "damon-bidir"]
+MECH_ORDER = ["off", "tiering", "base", "pghot", "pghot1", "pghot2", "pghot-precise",
+              "damon-promote", "damon-bidir"]
 MECH_COLOUR = {
     "off": "#808080", "tiering": "#1b9e3e", "base": "#66c2a4", "pghot": "#b2182b",
-    "pghot1": "#d7191c", "pghot2": "#fdae61", "damon-promote": "#2c7bb6",
+    "pghot1": "#d7191c", "pghot2": "#fdae61", "pghot-precise": "#8c510a",
+    "damon-promote": "#2c7bb6",
     "damon-bidir": "#7b3294",
 }
 MECH_LABEL = {
@@ -45,11 +46,13 @@ MECH_LABEL = {
     "pghot": "pghot hint faults, defaults",
     "pghot1": "pghot hint faults, thr 1",
     "pghot2": "pghot hint faults, thr 2",
+    "pghot-precise": "pghot defaults, precise kernel",
     "damon-promote": "DAMON promote-only",
     "damon-bidir": "DAMON bidirectional",
 }
 # Short names for the 72-column tables.
-MECH_SHORT = {"tiering": "tier", "damon-promote": "dmn-p", "damon-bidir": "dmn-b"}
+MECH_SHORT = {"tiering": "tier", "pghot-precise": "pghotP", "damon-promote": "dmn-p",
+              "damon-bidir": "dmn-b"}
 SCEN_ORDER = ["chase-st", "chase-mt", "phase", "overcommit", "redis", "scatter",
               "scatter-big", "scatter-slow", "scatter-full"]
 SCEN_TITLE = {
@@ -716,7 +719,8 @@ def main():
                          "pages; chrn: churn; kthr, sys: CPU s (see the legend in "
                          "results.txt).  tier: mainline tiering, base: the same on the "
                          "nopghot kernel, pghot: default tunables, pghot1/2: freq_threshold "
-                         "1/2, dmn-p/dmn-b: DAMON promote-only/bidirectional."), ""] + summary
+                         "1/2, pghotP: default tunables on the precise kernel, dmn-p/dmn-b: "
+                         "DAMON promote-only/bidirectional."), ""] + summary
     out = header + [""] + ["=" * WIDTH, "Summary", "=" * WIDTH] + summary_text + [LEGEND] + \
         details + ["=" * WIDTH, "vmstat deltas per scenario and mechanism", "=" * WIDTH, ""] + \
         vmtables

@@ -26,16 +26,19 @@
 #   scatter-slow  scatter with scan_period_min_ms=4000 (a slow scanner)
 #   scatter-full  scatter after filling the fast node with other data,
 #                 demotion_enabled=1 (VM: >= 1536 MiB slow)
-# Mechanisms: off tiering base pghot pghot1 pghot2 damon-promote damon-bidir
-#   base runs on the nopghot kernel (CONFIG_PGHOT=n, build/obj-nopghot);
-#   skipped, with a note, when that kernel is not built
+# Mechanisms: off tiering base pghot pghot1 pghot2 pghot-precise damon-promote
+#   damon-bidir; base runs on the nopghot kernel (CONFIG_PGHOT=n,
+#   build/obj-nopghot), pghot-precise (pghot's defaults) on the precise
+#   kernel (CONFIG_PGHOT_PRECISE=y); each is skipped, with a note, when its
+#   kernel is not built
 # Options:
 #   --scenarios "S ..."    scenarios (above)
 #   --mechanisms "M ..."   mechanisms (above)
 #   --kernel FLAVOUR|PATH  test (default), precise, ..., or a bzImage (copied
 #                          first): the kernel of every mechanism but base
 #   --mech-kernel M=FLAVOUR|PATH  run mechanism M on another kernel
-#                          (default: base=nopghot; repeatable)
+#                          (default: base=nopghot, pghot-precise=precise;
+#                          repeatable)
 #   --repeat N             run every scenario x mechanism N times; the report
 #                          gives the median and the min-max
 #   --out DIR              results directory (default build/bench-results/<timestamp>;
@@ -50,7 +53,7 @@
 
 set=quick scenarios='' mechanisms='' kernel=test out='' fast_mb=512 slow_mb=1024 cpus=2
 report_only='' extra=() repeat=1
-declare -A mech_kernel=([base]=nopghot)
+declare -A mech_kernel=([base]=nopghot [pghot-precise]=precise)
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick|--full|--smoke) set=${1#--} ;;
@@ -82,7 +85,7 @@ if [ -n "$report_only" ]; then
 	exit
 fi
 
-all_mechanisms="off tiering base pghot pghot1 pghot2 damon-promote damon-bidir"
+all_mechanisms="off tiering base pghot pghot1 pghot2 pghot-precise damon-promote damon-bidir"
 all_scenarios="chase-st chase-mt phase overcommit redis scatter scatter-big scatter-slow scatter-full"
 # Per set: scenarios, and guest parameters per scenario (later ones win).
 # pairs: explicit scenario:mechanism runs (the smoke set), else every
