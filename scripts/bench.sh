@@ -11,7 +11,7 @@
 #
 # Sets:
 #   --quick   (default) chase-st phase overcommit scatter, short runs: about
-#             15 minutes on 2 cores (--scenarios "... redis" adds redis)
+#             18 minutes on 2 cores (--scenarios "... redis" adds redis)
 #   --full    every scenario, longer runs and bigger sizes (about 2.5 hours)
 #   --smoke   a short run of the harness itself (make check), under 3 minutes:
 #             scatter under pghot (default tunables), chase-st and redis; it
