@@ -29,6 +29,9 @@
 #              kernel's own values (scatter-slow sets scan_period_min_ms=4000)
 #   redis_*    dataset (keys, value bytes), GET key range (% of the keys),
 #              rounds of redis-benchmark, requests per round, clients
+#   pghot_tune pghot debugfs tunables for the pghot mechanisms, written
+#              after the mechanism's own: NAME:VALUE[,NAME:VALUE...]
+#              (e.g. probe_ms:200,instant_latency_ms:0); empty: none
 #   damon_*    DAMON sampling and aggregation intervals, region limits, and
 #              the age (in aggregation intervals) before migrate_cold
 #
@@ -57,6 +60,7 @@ redis_keys=100000 redis_value=512 redis_hot_pct=25 redis_rounds=8
 redis_requests=20000 redis_clients=8
 damon_sample_us=5000 damon_aggr_us=100000 damon_min_regions=10
 damon_max_regions=1000 damon_cold_age=50 enable_only=0 stop_only=0
+pghot_tune=""
 for a in "$@"; do
 	case ${a%%=*} in
 	scenario|mech|size_mb|hot_pct|threads|chunks|seconds|interval|lines|\
@@ -64,7 +68,7 @@ for a in "$@"; do
 	redis_requests|redis_clients|damon_sample_us|damon_aggr_us|\
 	damon_min_regions|damon_max_regions|damon_cold_age|scatter_pct|c100ms|\
 	c1s|c5s|c30s|once|seed|sample_max|fill_leave_mb|scan_period_min_ms|\
-	scan_delay_ms)
+	scan_delay_ms|pghot_tune)
 		eval "${a%%=*}=\${a#*=}" ;;
 	__enable) enable_only=1 ;;
 	__stop) stop_only=1 ;;
@@ -217,6 +221,10 @@ enable_mech() {
 		case $mech in
 		pghot1|pghot2) put $PGHOT/freq_threshold "${mech#pghot}" ;;
 		esac
+		for t in $(echo "$pghot_tune" | tr , ' '); do
+			[ -f "$PGHOT/${t%%:*}" ] || die "pghot_tune: no tunable ${t%%:*}"
+			put "$PGHOT/${t%%:*}" "${t#*:}"
+		done
 		put $PGHOT/enabled_sources 1
 		put /proc/sys/kernel/numa_balancing 2 ;;
 	damon-promote|damon-bidir)
