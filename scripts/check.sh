@@ -239,10 +239,14 @@ run_suite() { # label kernel topology timeout [selftests...]
 VMOPTS="--dimm-mb 256" run_suite test-small test small 1200
 run_suite test-seed test seed 900 tiering_promote \
 	kmigrated_test:-r:promote.threshold2.hot_set_promoted \
-	promote_defaults_test:-r:defaults.hot_throughout.scattered_hot_set
+	promote_defaults_test:-r:defaults.hot_throughout.scattered_hot_set \
+	constraints_test:-r:constraints.tiering.cpuset_mems_exclude_top_tier:-r:constraints.pghot.cpuset_mems_exclude_top_tier
 if has_pghot; then
 	VMOPTS="--dimm-mb 256" run_suite precise precise small 1200
-	run_suite nopghot nopghot small 900 tiering_promote
+	# The cpuset case needs two nodes besides the task's: seed topology.
+	run_suite precise-seed precise seed 600 \
+		constraints_test:-r:constraints.pghot.cpuset_mems_exclude_top_tier
+	run_suite nopghot nopghot small 900 tiering_promote constraints_test
 fi
 # A short run of the benchmark harness (make bench), so that it cannot rot:
 # it fails on a broken run, missing output or a report that cannot be made.
@@ -259,7 +263,8 @@ if [ "${CHECK_QUICK:-0}" != 1 ]; then
 	# subset of kmigrated_test (base pages, THP, the disable path).
 	VMOPTS="--dimm-mb 256" run_suite debug debug small 2400 debugfs_test ibs_test \
 		tiering_promote hotplug_test \
-		kmigrated_test:-r:promote.threshold1.hot_set_promoted:-r:kmigrated.thp_promoted_whole:-r:kmigrated.disable_stops_promotion
+		kmigrated_test:-r:promote.threshold1.hot_set_promoted:-r:kmigrated.thp_promoted_whole:-r:kmigrated.disable_stops_promotion \
+		constraints_test:-r:constraints.pghot.bind_to_lower_tier:-r:constraints.pghot.mlocked_stay
 fi
 
 echo
