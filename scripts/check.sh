@@ -265,6 +265,8 @@ if [ "${CHECK_QUICK:-0}" != 1 ]; then
 		tiering_promote hotplug_test \
 		kmigrated_test:-r:promote.threshold1.hot_set_promoted:-r:kmigrated.thp_promoted_whole:-r:kmigrated.disable_stops_promotion \
 		constraints_test:-r:constraints.pghot.bind_to_lower_tier:-r:constraints.pghot.mlocked_stay
+	run_suite debug-seed debug seed 900 \
+		constraints_test:-r:constraints.pghot.cpuset_mems_exclude_top_tier
 fi
 
 echo
