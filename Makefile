@@ -8,7 +8,7 @@ S := scripts
 
 .PHONY: help run check deps base tree export export-check kernel kernel-debug \
 	kernel-precise kernel-nopghot kernels initramfs selftests kunit vm shell \
-	w1 checkpatch bench clean distclean
+	w1 checkpatch htmldocs bench bench-cost clean distclean
 
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
@@ -92,6 +92,14 @@ w1:
 checkpatch:
 	@for p in $$(grep -v '^#' patches/series); do echo "== $$p"; \
 	  (cd build/linux && PATH=/usr/bin:$$PATH ./scripts/checkpatch.pl --strict ../../patches/$$p) | tail -n 1; done
+
+## htmldocs       build Documentation/admin-guide/mm; fail on warnings the base tree lacks
+htmldocs: tree-if-missing
+	$(S)/htmldocs.sh
+
+## bench-cost     page alloc/free cost: nopghot vs pghot off vs on (BENCH_COST_ARGS)
+bench-cost: deps tree-if-missing kernel kernel-nopghot
+	$(S)/bench-cost.sh $(BENCH_COST_ARGS)
 
 ## bench          compare the promotion mechanisms in the tiered VM (BENCH=quick|full|smoke)
 BENCH ?= quick

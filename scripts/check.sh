@@ -10,8 +10,10 @@
 #   3. the kernels build: test (pghot on), debug (KASAN, lockdep, DEBUG_VM),
 #      precise (CONFIG_PGHOT_PRECISE) and nopghot (CONFIG_PGHOT=n), where the
 #      series has pghot
-#   4. W=1 gives no warning on lines the series adds or changes, and the
-#      files it touches build in an allmodconfig kernel (CONFIG_WERROR)
+#   4. W=1 gives no warning on lines the series adds or changes, the
+#      files it touches build in an allmodconfig kernel (CONFIG_WERROR), and
+#      the HTML of Documentation/admin-guide/mm and the kernel-doc of the
+#      touched files give no warning the base tree lacks
 #   5. KUnit (TAP from the kernel log) in the test, precise and debug kernels
 #   6. the kselftests of tools/testing/selftests/mm/pghot in the tiered VM,
 #      with the test kernel (small and seed topologies) and the debug kernel
@@ -135,6 +137,15 @@ if has_pghot; then
 		result fail "allmodconfig: touched files build" "see $LOGS/allmod.log"
 		tail -n 30 "$LOGS/allmod.log"
 	fi
+fi
+
+# --- 4c. documentation: htmldocs of admin-guide/mm and kernel-doc ------------
+section "htmldocs"
+if "$ROOT/scripts/htmldocs.sh" > "$LOGS/htmldocs.log" 2>&1; then
+	result pass "htmldocs admin-guide/mm and kernel-doc: no new warnings" "$(tail -n1 "$LOGS/htmldocs.log")"
+else
+	result fail "htmldocs admin-guide/mm and kernel-doc: no new warnings" "see $LOGS/htmldocs.log"
+	tail -n 30 "$LOGS/htmldocs.log"
 fi
 
 # --- parsing helpers ----------------------------------------------------------

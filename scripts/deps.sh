@@ -7,7 +7,8 @@
 
 pkgs=(build-essential git flex bison bc libelf-dev libssl-dev dwarves cpio
       xz-utils file perl busybox-static qemu-system-x86 ccache numactl
-      gnuplot-nox python3-ply python3-git redis-server redis-tools)
+      gnuplot-nox python3-ply python3-git redis-server redis-tools
+      python3-sphinx python3-yaml)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
