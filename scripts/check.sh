@@ -115,15 +115,21 @@ for f in "${flavours[@]}"; do
 	fi
 done
 
+# One result for a check script: pass with its last line, or fail with the
+# tail of its log.
+run_script() { # name script log-name
+	if "$ROOT/scripts/$2" > "$LOGS/$3.log" 2>&1; then
+		result pass "$1" "$(tail -n1 "$LOGS/$3.log")"
+	else
+		result fail "$1" "see $LOGS/$3.log"
+		tail -n 30 "$LOGS/$3.log"
+	fi
+}
+
 # --- 4. W=1 on the lines the series touches ----------------------------------
 section "W=1"
 if [ -n "${built[test]:-}" ]; then
-	if "$ROOT/scripts/w1-check.sh" > "$LOGS/w1.log" 2>&1; then
-		result pass "W=1: no new warnings" "$(tail -n1 "$LOGS/w1.log")"
-	else
-		result fail "W=1: no new warnings" "see $LOGS/w1.log"
-		tail -n 30 "$LOGS/w1.log"
-	fi
+	run_script "W=1: no new warnings" w1-check.sh w1
 else
 	result fail "W=1: no new warnings" "test kernel did not build"
 fi
@@ -131,22 +137,12 @@ fi
 # --- 4b. allmodconfig build of the files the series touches ---------------------
 if has_pghot; then
 	section "allmodconfig"
-	if "$ROOT/scripts/allmod-check.sh" > "$LOGS/allmod.log" 2>&1; then
-		result pass "allmodconfig: touched files build" "$(tail -n1 "$LOGS/allmod.log")"
-	else
-		result fail "allmodconfig: touched files build" "see $LOGS/allmod.log"
-		tail -n 30 "$LOGS/allmod.log"
-	fi
+	run_script "allmodconfig: touched files build" allmod-check.sh allmod
 fi
 
 # --- 4c. documentation: htmldocs of admin-guide/mm and kernel-doc ------------
 section "htmldocs"
-if "$ROOT/scripts/htmldocs.sh" > "$LOGS/htmldocs.log" 2>&1; then
-	result pass "htmldocs admin-guide/mm and kernel-doc: no new warnings" "$(tail -n1 "$LOGS/htmldocs.log")"
-else
-	result fail "htmldocs admin-guide/mm and kernel-doc: no new warnings" "see $LOGS/htmldocs.log"
-	tail -n 30 "$LOGS/htmldocs.log"
-fi
+run_script "htmldocs admin-guide/mm and kernel-doc: no new warnings" htmldocs.sh htmldocs
 
 # --- parsing helpers ----------------------------------------------------------
 # KUnit: test-case lines (depth 1) of the KTAP output in a console log.
