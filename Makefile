@@ -8,7 +8,7 @@ S := scripts
 
 .PHONY: help run check deps base tree export export-check kernel kernel-debug \
 	kernel-precise kernel-nopghot kernels initramfs selftests kunit vm shell \
-	w1 checkpatch htmldocs bench bench-cost clean distclean
+	w1 checkpatch htmldocs bisect-check bench bench-cost clean distclean
 
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
@@ -92,6 +92,10 @@ w1:
 checkpatch:
 	@for p in $$(grep -v '^#' patches/series); do echo "== $$p"; \
 	  (cd build/linux && PATH=/usr/bin:$$PATH ./scripts/checkpatch.pl --strict ../../patches/$$p) | tail -n 1; done
+
+## bisect-check   apply the series one patch at a time; each must build (test config, ccache)
+bisect-check: tree-if-missing
+	$(S)/bisect-check.sh
 
 ## htmldocs       build Documentation/admin-guide/mm; fail on warnings the base tree lacks
 htmldocs: tree-if-missing

@@ -10,6 +10,9 @@
 #   3. the kernels build: test (pghot on), debug (KASAN, lockdep, DEBUG_VM),
 #      precise (CONFIG_PGHOT_PRECISE) and nopghot (CONFIG_PGHOT=n), where the
 #      series has pghot
+#   3b. every patch builds on its own (bisect-check.sh: each patch applied in
+#      turn on the test config; its objects, or the kernel where it changes
+#      a header, rebuilt with ccache)
 #   4. W=1 gives no warning on lines the series adds or changes, the
 #      files it touches build in an allmodconfig kernel (CONFIG_WERROR), and
 #      the HTML of Documentation/admin-guide/mm and the kernel-doc of the
@@ -125,6 +128,12 @@ run_script() { # name script log-name
 		tail -n 30 "$LOGS/$3.log"
 	fi
 }
+
+# --- 3b. every patch builds on its own ----------------------------------------
+if has_pghot; then
+	section "bisect"
+	run_script "bisect: every patch builds on its own" bisect-check.sh bisect
+fi
 
 # --- 4. W=1 on the lines the series touches ----------------------------------
 section "W=1"
