@@ -116,6 +116,7 @@ while read -r p; do
 	selftests)
 		nself=$((nself + 1))
 		what="selftests"
+		mkdir -p "$dir/selftests"
 		make -s -C "$src/tools/testing/selftests/mm/pghot" \
 			OUTPUT="$dir/selftests" >> "$log" 2>&1 || ok=0 ;;
 	none)
