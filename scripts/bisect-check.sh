@@ -35,12 +35,12 @@ mkdir -p "$dir" "$obj"
 rm -rf "$logs"
 mkdir -p "$logs"
 
-# The scratch tree shares the developer's object store and is reset to the
-# base, touching only the files that differ: a second run rebuilds little.
+# The scratch tree shares the developer's object store (the clone carries
+# the base tag) and is reset to the base, touching only the files that
+# differ: a second run rebuilds little.
 if [ ! -d "$src/.git" ]; then
 	git clone -q --shared --no-checkout "$KSRC" "$src"
 fi
-git -C "$src" fetch -q "$KSRC" "refs/tags/$BASE_TAG:refs/tags/$BASE_TAG" 2>/dev/null || true
 git -C "$src" am --abort >/dev/null 2>&1 || true
 git -C "$src" checkout -q -f --detach "$BASE_TAG"
 git -C "$src" clean -q -f -d
