@@ -41,7 +41,7 @@ result() { # status name [detail]
 
 section() { printf '\n=== %s\n' "$*"; }
 
-has_pghot() { [ -f "$KSRC/mm/pghot.c" ]; }
+has_pghot() { [ -f "$KSRC/mm/pghot/core.c" ]; }
 
 # --- 1. the series applies ------------------------------------------------
 section "series"
