@@ -8,13 +8,27 @@
 #   @run key=value ...        what ran (scenario, mechanism, kernel, nodes)
 #   @note text                remarks that go into the report
 #   @csv-begin NAME ... @csv-end   a time series (hotset --csv, redis sampler)
-#   @redis key=value ...      one redis-benchmark round
+#   @redis key=value ...      one redis-benchmark round (redis-zipf: one
+#                             round of bench/kvzipf, every zipf_round_s)
 #   @stop key=value ...       the mechanism's own totals after the last sample
 #   @end key=value ...        the end of the run
 #
 # Usage: bench-guest.sh KEY=VALUE ...   (defaults below)
 #   scenario   chase-st, chase-mt, phase, overcommit, redis, or the scattered
-#              ones: scatter, scatter-big, scatter-slow, scatter-full
+#              ones: scatter, scatter-big, scatter-slow, scatter-full, or the
+#              overcommitted top tier (issue 12, demotion_enabled=1):
+#              skewed     a buffer (size_mb, about twice the fast node) on the
+#                         slow node: a scattered hot part that fits in the
+#                         fast node (skew_hot_pct), a warm part touched every
+#                         skew_warm_ms that does not fit in what is left, a
+#                         rare part touched every skew_rare_ms, no phase change
+#              phase-full the same after filling the fast node with other
+#                         data (fill_leave_mb), the hot part moving to fresh
+#                         random pages at phase_at (default: the half)
+#              redis-zipf redis-server with a dataset of 1.5-2x the fast node
+#                         (redis_keys x redis_value) on the slow node, GETs
+#                         from bench/kvzipf drawing keys from a Zipf-like
+#                         distribution (zipf_theta) for `seconds`
 #   mech       the mechanism (below)
 #   size_mb, hot_pct, threads, chunks, lines, seconds, interval, phase_at,
 #   fast_mb    the hotset workload (bench/hotset.c --help); phase_at=-1: no
@@ -23,12 +37,21 @@
 #              scatter scenarios: the hot set and the frequency classes (pages
 #              touched every 0.1/1/5/30 s, once), % of the buffer's pages
 #   seed, sample_max  hotset's --seed and --sample-max
-#   fill_leave_mb     scatter-full: MiB left free on the fast node after filling it
+#   fill_leave_mb     scatter-full, phase-full: MiB left free on the fast node
+#              after filling it
+#   skew_hot_pct, skew_warm_pct, skew_warm_ms, skew_rare_pct, skew_rare_ms
+#              skewed, phase-full: % of the buffer's pages hot (chased), warm
+#              and rare (each touched once per its period in ms); empty: the
+#              scenario's defaults (skewed 30/40/29, phase-full 25/30/19 and
+#              another 25 for its second hot part; periods 8000 and 60000)
+#   zipf_theta, zipf_round_s  redis-zipf: the skew (key of rank r asked with
+#              weight 1/(r+1)^theta) and the length of a reported round
 #   scan_period_min_ms, scan_delay_ms
 #              NUMA-balancing scan tunables to set; empty (the default): the
 #              kernel's own values (scatter-slow sets scan_period_min_ms=4000)
 #   redis_*    dataset (keys, value bytes), GET key range (% of the keys),
 #              rounds of redis-benchmark, requests per round, clients
+#              (redis-zipf: keys, value bytes and clients)
 #   pghot_tune pghot debugfs tunables for the pghot mechanisms, written
 #              after the mechanism's own: NAME:VALUE[,NAME:VALUE...]
 #              (e.g. probe_ms:200,instant_latency_ms:0); empty: none
@@ -61,6 +84,8 @@ redis_requests=20000 redis_clients=8
 damon_sample_us=5000 damon_aggr_us=100000 damon_min_regions=10
 damon_max_regions=1000 damon_cold_age=50 enable_only=0 stop_only=0
 pghot_tune=""
+skew_hot_pct="" skew_warm_pct="" skew_warm_ms=8000 skew_rare_pct="" skew_rare_ms=60000
+zipf_theta=0.99 zipf_round_s=5
 for a in "$@"; do
 	case ${a%%=*} in
 	scenario|mech|size_mb|hot_pct|threads|chunks|seconds|interval|lines|\
@@ -68,7 +93,8 @@ for a in "$@"; do
 	redis_requests|redis_clients|damon_sample_us|damon_aggr_us|\
 	damon_min_regions|damon_max_regions|damon_cold_age|scatter_pct|c100ms|\
 	c1s|c5s|c30s|once|seed|sample_max|fill_leave_mb|scan_period_min_ms|\
-	scan_delay_ms|pghot_tune)
+	scan_delay_ms|pghot_tune|skew_hot_pct|skew_warm_pct|skew_warm_ms|\
+	skew_rare_pct|skew_rare_ms|zipf_theta|zipf_round_s)
 		eval "${a%%=*}=\${a#*=}" ;;
 	__enable) enable_only=1 ;;
 	__stop) stop_only=1 ;;
@@ -166,7 +192,8 @@ prepare() {
 	fi
 	[ -f $PGHOT/enabled_sources ] && put $PGHOT/enabled_sources 0
 	case $scenario in
-	overcommit|scatter-full) put /sys/kernel/mm/numa/demotion_enabled 1 ;;
+	overcommit|scatter-full|skewed|phase-full|redis-zipf)
+		put /sys/kernel/mm/numa/demotion_enabled 1 ;;
 	*) put /sys/kernel/mm/numa/demotion_enabled 0 ;;
 	esac
 }
@@ -330,6 +357,65 @@ run_redis() {
 	kill "$rpid" 2>/dev/null || true
 }
 
+# Redis with a Zipf-like key popularity (issue 12): a dataset larger than the
+# fast node, loaded in chunks that each fit in it, every chunk moved to the
+# slow node before the next (redis-server keeps the default policy, so that
+# nothing forbids promotion); then bench/kvzipf GETs for `seconds` while the
+# sampler records where redis-server's memory is.
+run_redis_zipf() {
+	command -v redis-server >/dev/null || die "redis-server is not in the initramfs (scripts/deps.sh installs it; bench.sh adds it)"
+	command -v migratepages >/dev/null || die "migratepages (numactl) is not in the initramfs"
+	command -v kvzipf >/dev/null || die "kvzipf is not in the initramfs (bench/Makefile builds it)"
+	mkdir -p /tmp/redis
+	redis-server --port 0 --unixsocket /tmp/redis.sock --save '' --appendonly no \
+		--dir /tmp/redis --daemonize no --loglevel warning > /tmp/redis/log 2>&1 &
+	rpid=$!
+	i=0
+	while ! redis-cli -s /tmp/redis.sock ping >/dev/null 2>&1; do
+		i=$((i + 1)); [ $i -lt 100 ] || die "redis-server did not start: $(cat /tmp/redis/log)"
+		sleep 0.2
+	done
+	t0=$(date +%s)
+	free=$(node_free_mb "$fast")
+	# Keys per chunk: half the fast node's free memory, at about value + 200
+	# bytes of redis memory per key.
+	per=$(((free / 2) * 1048576 / (redis_value + 200)))
+	[ "$per" -gt 0 ] || die "redis-zipf: no free memory on node $fast to load into"
+	k=0 chunks=0
+	while [ $k -lt "$redis_keys" ]; do
+		e=$((k + per))
+		[ $e -le "$redis_keys" ] || e=$redis_keys
+		kvzipf --load --socket /tmp/redis.sock --first $k --keys $e --value "$redis_value" ||
+			die "redis-zipf: loading keys $k..$e failed"
+		migratepages "$rpid" "$fast" "$slow" || die "migratepages failed"
+		k=$e chunks=$((chunks + 1))
+	done
+	load_s=$(($(date +%s) - t0))
+	used=$(redis-cli -s /tmp/redis.sock info memory | sed -n 's/^used_memory:\([0-9]*\).*/\1/p')
+	note "redis-zipf: $redis_keys keys of $redis_value bytes (used_memory $((${used:-0} >> 20)) MB," \
+		"$free MB free on the fast node) loaded in $chunks chunk(s), each moved to node $slow;" \
+		"GETs of Zipf-like popularity (theta $zipf_theta, popular keys scattered over the" \
+		"keyspace) from $redis_clients clients for $seconds s; demotion_enabled=1"
+	/tmp/enable.sh
+	hotset --watch "$rpid" --seconds 100000 --interval "$interval" \
+		--vmstat "$VMSTAT" --kthreads "$KTHREADS" --cpu-of kswapd:kswapd > /tmp/redis/samples &
+	spid=$!
+	start=$(date +%s)
+	kvzipf --socket /tmp/redis.sock --keys "$redis_keys" --theta "$zipf_theta" \
+		--clients "$redis_clients" --seconds "$seconds" --round-s "$zipf_round_s" \
+		--seed "$seed" > /tmp/redis/zipf || die "kvzipf failed: $(tail -n 3 /tmp/redis/zipf)"
+	kill -TERM $spid
+	wait $spid || die "the redis sampler failed"
+	/tmp/stop.sh
+	echo "@csv-begin redis"
+	cat /tmp/redis/samples
+	echo "@csv-end"
+	sed -n 's/^# kvzipf: /@note kvzipf: share of the GETs (%) to the most popular keys: /p' /tmp/redis/zipf
+	sed -n 's/^round=/@redis round=/p' /tmp/redis/zipf
+	bench_s=$(($(date +%s) - start))
+	kill "$rpid" 2>/dev/null || true
+}
+
 if [ "$enable_only" = 1 ]; then
 	enable_mech
 	exit 0
@@ -388,7 +474,42 @@ scatter|scatter-big|scatter-slow|scatter-full)
 		set -- "$@" --fill-fast-leave-mb "$fill_leave_mb"
 	fi
 	run_hotset "$@" ;;
+skewed|phase-full)
+	# Issue 12: a top tier that cannot hold everything worth having.  A
+	# scattered hot part (chased) that fits in the fast node, a warm part
+	# (every skew_warm_ms) that does not fit in what is left, a rare part
+	# (every skew_rare_ms), the rest never touched after setup.
+	if [ "$scenario" = skewed ]; then
+		hp=${skew_hot_pct:-30} wp=${skew_warm_pct:-40} rp=${skew_rare_pct:-29}
+		pa=${phase_at:--1}
+	else
+		hp=${skew_hot_pct:-25} wp=${skew_warm_pct:-30} rp=${skew_rare_pct:-19}
+		pa=${phase_at:-$((seconds / 2))}
+	fi
+	free=$(node_free_mb "$fast")
+	hot_mb=$(awk -v s="$size_mb" -v p="$hp" 'BEGIN { printf "%d", s * p / 100 }')
+	warm_mb=$(awk -v s="$size_mb" -v p="$wp" 'BEGIN { printf "%d", s * p / 100 }')
+	rare_mb=$(awk -v s="$size_mb" -v p="$rp" 'BEGIN { printf "%d", s * p / 100 }')
+	note "$scenario: $size_mb MB on the slow node ($free MB free on the fast node):" \
+		"hot $hot_mb MB ($hp%, scattered, chased), warm $warm_mb MB ($wp%, every" \
+		"$skew_warm_ms ms), rare $rare_mb MB ($rp%, every $skew_rare_ms ms), the rest never" \
+		"touched after setup; $(if [ "$pa" = -1 ]; then echo "no phase change"; else
+			echo "the hot part moves to fresh pages at $pa s"; fi); demotion_enabled=1"
+	[ "$hot_mb" -lt "$free" ] ||
+		note "$scenario: the hot part ($hot_mb MB) does not fit in the $free MB free on the fast node"
+	[ "$warm_mb" -gt $((free - hot_mb)) ] ||
+		note "$scenario: the warm part ($warm_mb MB) fits next to the hot part: the top tier is not overcommitted"
+	set -- --chunks 1 --scatter "$hp" --every-ms "$skew_warm_ms:$wp" \
+		--every-ms "$skew_rare_ms:$rp" --seed "$seed" --sample-max "$sample_max" \
+		--phase-at "$pa" --track-demoted --cpu-of kswapd:kswapd
+	if [ "$scenario" = phase-full ]; then
+		note "phase-full: the fast node is filled with other data (never touched" \
+			"again) until $fill_leave_mb MB remain free"
+		set -- "$@" --fill-fast-leave-mb "$fill_leave_mb"
+	fi
+	run_hotset "$@" ;;
 redis) run_redis ;;
+redis-zipf) run_redis_zipf ;;
 *) die "unknown scenario $scenario" ;;
 esac
 end_stats

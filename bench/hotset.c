@@ -20,6 +20,18 @@
  * over the period), --once touches each of its pages once, at a random time
  * during the run.  The other pages are never touched after setup.
  *
+ * --every-ms PERIOD:P (at most twice) adds a class of its own: P% of the
+ * pages touched once per PERIOD milliseconds (the skewed scenarios: a warm
+ * part every 8 s, a rare part every 60 s).  Its columns are named after the
+ * period (c8s, c60s, c2500ms) and appear only when the class is given.
+ *
+ * --track-demoted counts, from the move_pages() samples, the hot pages
+ * demoted: a page of the hot set seen in the top tier by one sample and on a
+ * lower tier by the next one, while it was hot at both (columns hot_demoted
+ * and hot_demoted_colder, below).  --cpu-of NAME:PREFIX[,PREFIX...] (at
+ * most four times) adds a column NAME_cpu_s with the CPU time of the threads
+ * whose name starts with one of the prefixes (e.g. kswapd:kswapd).
+ *
  * --fill-fast-leave-mb N first fills the top tier's node with other data (a
  * separate mapping, never touched again) until N MiB remain free.
  *
@@ -63,24 +75,56 @@ static const char *demo_counters[] = {
 #define MAX_COUNTERS 160
 
 /* Frequency classes of the pages that are not hot. */
-enum { CL_NEVER, CL_100MS, CL_1S, CL_5S, CL_30S, CL_ONCE, NR_CLASSES };
+enum { CL_NEVER, CL_100MS, CL_1S, CL_5S, CL_30S, CL_ONCE, CL_X1, CL_X2, NR_CLASSES };
+/* CL_X1, CL_X2: the --every-ms classes, named and timed at parse time. */
 static const char *class_name[NR_CLASSES] = {
-	"never", "c100ms", "c1s", "c5s", "c30s", "once",
+	"never", "c100ms", "c1s", "c5s", "c30s", "once", "cx1", "cx2",
 };
-static const double class_period[NR_CLASSES] = { 0, 0.1, 1, 5, 30, 0 };
+static double class_period[NR_CLASSES] = { 0, 0.1, 1, 5, 30, 0, 0, 0 };
+static char custom_name[2][24];
+static int nr_custom;
+
 
 static struct {
 	size_t size_mb, stride, threads, chunks, lines, fast_mb, sample_max;
 	double seconds, interval, phase_at, hot_pct, hot_offset_pct, scatter_pct;
 	double class_pct[NR_CLASSES];
 	long fill_leave_mb;
-	bool thp, csv, chase, region, scatter, classes;
+	bool thp, csv, chase, region, scatter, classes, track_demoted;
 	int slow_node, watch;
 	const char *vmstat, *kthreads, *setup, *teardown;
 	unsigned long seed;
 } opt = { .size_mb = 256, .stride = 4, .threads = 1, .seconds = 30,
 	  .interval = 2, .slow_node = -1, .lines = 1, .phase_at = -1,
 	  .seed = 1, .fill_leave_mb = -1 };
+
+/* Does the output show class @c (the --every-ms ones only when given)? */
+static bool class_shown(int c)
+{
+	return c < CL_X1 || opt.class_pct[c] > 0;
+}
+
+/* --cpu-of: extra CPU-time columns, NAME_cpu_s over threads named PREFIX*. */
+#define MAX_CPU_OF 4
+static struct {
+	char name[32];
+	const char *prefixes;
+} cpu_of[MAX_CPU_OF];
+static int nr_cpu_of;
+
+/*
+ * --track-demoted: per sampled page, whether the previous sample saw it in
+ * the top tier (-1: no sample yet), and the phase of that sample.
+ * hot_demoted counts the hot pages demoted (weighted like the residency),
+ * hot_demoted_colder those of them demoted while pages that are not hot
+ * (colder: the classes, the never-touched pages, the old hot set, the fill)
+ * were in the top tier: per interval min(hot pages demoted, colder pages in
+ * the top tier at the sample), summed.  A page demoted and promoted again
+ * between two samples is not seen.
+ */
+static int8_t *smp_prev;
+static int prev_phase = -1;
+static double hot_demoted, hot_demoted_colder;
 
 static char *buf, *fill;
 static size_t page_size, nr_pages, chunk_pages, hot_len, fill_pages;
@@ -292,7 +336,8 @@ static void usage(const char *prog)
 		"usage: %s [--size-mb N] [--stride N | --hot-pct P [--chunks N]\n"
 		"          [--hot-offset-pct P] | --scatter P] [--phase-at S]\n"
 		"          [--every-100ms P] [--every-1s P] [--every-5s P]\n"
-		"          [--every-30s P] [--once P] [--threads N]\n"
+		"          [--every-30s P] [--once P] [--every-ms PERIOD:P]\n"
+		"          [--track-demoted] [--cpu-of NAME:PREFIX,...] [--threads N]\n"
 		"          [--chase [--lines N]] [--fast-mb N] [--fill-fast-leave-mb N]\n"
 		"          [--seconds S] [--interval S] [--sample-max N] [--thp] [--csv]\n"
 		"          [--node N] [--vmstat PREFIX,...] [--kthreads PREFIX,...]\n"
@@ -322,6 +367,8 @@ static void parse(int argc, char **argv)
 		{ "every-30s", 1, 0, 0x100 + CL_30S },
 		{ "once", 1, 0, 0x100 + CL_ONCE },
 		{ "fill-fast-leave-mb", 1, 0, 'F' }, { "sample-max", 1, 0, 'M' },
+		{ "every-ms", 1, 0, 'E' }, { "track-demoted", 0, 0, 'D' },
+		{ "cpu-of", 1, 0, 'O' },
 		{ 0 }
 	};
 	double total = 0;
@@ -353,6 +400,37 @@ static void parse(int argc, char **argv)
 		case 'a': opt.scatter_pct = strtod(optarg, NULL); opt.scatter = true; break;
 		case 'F': opt.fill_leave_mb = strtol(optarg, NULL, 0); break;
 		case 'M': opt.sample_max = strtoul(optarg, NULL, 0); break;
+		case 'D': opt.track_demoted = true; break;
+		case 'E': {
+			char *end;
+			double ms = strtod(optarg, &end);
+			int x = CL_X1 + nr_custom;
+
+			if (nr_custom == 2 || *end != ':' || ms <= 0)
+				usage(argv[0]);
+			opt.class_pct[x] = strtod(end + 1, NULL);
+			class_period[x] = ms / 1000;
+			if (ms >= 1000 && ms == 1000 * (long)(ms / 1000))
+				snprintf(custom_name[nr_custom], sizeof(custom_name[0]),
+					 "c%lds", (long)(ms / 1000));
+			else
+				snprintf(custom_name[nr_custom], sizeof(custom_name[0]),
+					 "c%.0fms", ms);
+			class_name[x] = custom_name[nr_custom++];
+			if (nr_custom == 2 && !strcmp(custom_name[0], custom_name[1]))
+				usage(argv[0]);
+			break;
+		}
+		case 'O': {
+			char *colon = strchr(optarg, ':');
+
+			if (nr_cpu_of == MAX_CPU_OF || !colon || colon == optarg ||
+			    colon - optarg >= (long)sizeof(cpu_of[0].name) || !colon[1])
+				usage(argv[0]);
+			memcpy(cpu_of[nr_cpu_of].name, optarg, colon - optarg);
+			cpu_of[nr_cpu_of++].prefixes = colon + 1;
+			break;
+		}
 		default:
 			if (c >= 0x100 + CL_100MS && c < 0x100 + NR_CLASSES) {
 				opt.class_pct[c - 0x100] = strtod(optarg, NULL);
@@ -447,8 +525,8 @@ static void pid_cpu(int pid, double *user, double *sys)
 	}
 }
 
-/* CPU seconds (user + system) of the threads whose name --kthreads selects. */
-static double kthread_cpu(void)
+/* CPU seconds (user + system) of the threads whose name @prefixes selects. */
+static double kthread_cpu(const char *prefixes)
 {
 	long hz = sysconf(_SC_CLK_TCK);
 	unsigned long long total = 0;
@@ -472,7 +550,7 @@ static double kthread_cpu(void)
 		if (!open || !close)
 			continue;
 		*close = '\0';
-		if (!match_prefix(opt.kthreads, open + 1))
+		if (!match_prefix(prefixes, open + 1))
 			continue;
 		if (stat_times(close + 2, &ut, &st))
 			total += ut + st;
@@ -578,6 +656,7 @@ struct residency {
 	double hot, hot_fast, cold, cold_fast;
 	double cls[NR_CLASSES], cls_fast[NR_CLASSES];
 	double old, old_fast, fill, fill_fast;
+	double hot_demoted, colder_fast;	/* --track-demoted */
 };
 
 static void residency(const struct tiering *tier, int ph, struct residency *r)
@@ -592,6 +671,15 @@ static void residency(const struct tiering *tier, int ph, struct residency *r)
 		double w = grp_weight[g];
 		bool fast = node_is_top(tier, smp_status[k]);
 
+		if (smp_prev) {
+			bool hot = g != GRP_FILL && PI_HOT(g, ph);
+
+			if (hot && smp_prev[k] == 1 && !fast && PI_HOT(g, prev_phase))
+				r->hot_demoted += w;
+			if (!hot && fast)
+				r->colder_fast += w;
+			smp_prev[k] = fast;
+		}
 		if (g == GRP_FILL) {
 			r->fill += w;
 			r->fill_fast += fast * w;
@@ -613,6 +701,12 @@ static void residency(const struct tiering *tier, int ph, struct residency *r)
 				r->cls_fast[CL_NEVER] += fast * w;
 			}
 		}
+	}
+	if (smp_prev) {
+		hot_demoted += r->hot_demoted;
+		hot_demoted_colder += r->hot_demoted < r->colder_fast ?
+				      r->hot_demoted : r->colder_fast;
+		prev_phase = ph;
 	}
 }
 
@@ -670,22 +764,31 @@ static void report(double t, long *base, const struct tiering *tier,
 		if (!opt.watch)
 			printf(",%.2f", pct(r.cold_fast, r.hot));
 		if (opt.scatter || opt.classes) {
+			double colder = r.cls_fast[CL_5S] + r.cls_fast[CL_30S] +
+					r.cls_fast[CL_ONCE] + r.cls_fast[CL_NEVER];
+
 			for (int c = CL_100MS; c < NR_CLASSES; c++)
-				printf(",%.2f", pct(r.cls_fast[c], r.cls[c]));
+				if (class_shown(c))
+					printf(",%.2f", pct(r.cls_fast[c], r.cls[c]));
 			printf(",%.1f,%.2f,%.2f", pct(once_done, class_nr[CL_ONCE]),
 			       pct(r.cls_fast[CL_NEVER], r.cls[CL_NEVER]),
 			       pct(r.old_fast, r.old));
 			/*
 			 * Over-promotion proper: pages that are not hot by
 			 * mainline's own threshold (touched every 5 s, 30 s,
-			 * once or never), in the top tier, as % of the hot set.
+			 * once or never, or in an --every-ms class of a
+			 * period above 1 s), in the top tier, as % of the hot
+			 * set.
 			 */
-			printf(",%.2f", pct(r.cls_fast[CL_5S] + r.cls_fast[CL_30S] +
-					    r.cls_fast[CL_ONCE] +
-					    r.cls_fast[CL_NEVER], r.hot));
+			for (int c = CL_X1; c < NR_CLASSES; c++)
+				if (class_shown(c) && class_period[c] > 1)
+					colder += r.cls_fast[c];
+			printf(",%.2f", pct(colder, r.hot));
 		}
 		if (fill_pages)
 			printf(",%.2f", pct(r.fill_fast, r.fill));
+		if (smp_prev)
+			printf(",%.0f,%.0f", hot_demoted, hot_demoted_colder);
 	} else {
 		printf("%6.1f %8.2f %8.2f", t, hot_pct, cold_pct);
 	}
@@ -706,7 +809,9 @@ static void report(double t, long *base, const struct tiering *tier,
 		if (opt.watch)
 			pid_cpu(opt.watch, &user, &sys);
 		if (opt.kthreads)
-			printf(",%.2f", kthread_cpu());
+			printf(",%.2f", kthread_cpu(opt.kthreads));
+		for (int i = 0; i < nr_cpu_of; i++)
+			printf(",%.2f", kthread_cpu(cpu_of[i].prefixes));
 		printf(",%.2f,%.2f,%.2f", user, sys, sampler);
 	}
 	printf("\n");
@@ -734,15 +839,21 @@ static void print_header(const long *base)
 		printf(",over_pct");
 	if (opt.scatter || opt.classes) {
 		for (int c = CL_100MS; c < NR_CLASSES; c++)
-			printf(",%s_top_pct", class_name[c]);
+			if (class_shown(c))
+				printf(",%s_top_pct", class_name[c]);
 		printf(",once_done_pct,never_top_pct,oldhot_top_pct,coldover_pct");
 	}
 	if (fill_pages)
 		printf(",fill_top_pct");
+	if (smp_prev)
+		printf(",hot_demoted,hot_demoted_colder");
 	for (size_t c = 0; c < nr_counters; c++)
 		if (base[c] >= 0)
 			printf(",%s", counters[c]);
-	printf("%s,task_user_s,task_sys_s,sampler_s\n", opt.kthreads ? ",kthread_cpu_s" : "");
+	printf("%s", opt.kthreads ? ",kthread_cpu_s" : "");
+	for (int i = 0; i < nr_cpu_of; i++)
+		printf(",%s_cpu_s", cpu_of[i].name);
+	printf(",task_user_s,task_sys_s,sampler_s\n");
 }
 
 /* --watch: sample process opt.watch until it exits or SIGTERM arrives. */
@@ -955,6 +1066,14 @@ int main(int argc, char **argv)
 		perror("allocation");
 		return 1;
 	}
+	if (opt.track_demoted) {
+		smp_prev = malloc(smp_nr ? smp_nr : 1);
+		if (!smp_prev) {
+			perror("allocation");
+			return 1;
+		}
+		memset(smp_prev, -1, smp_nr);
+	}
 
 	/* Turn the promotion mechanism on now that the buffer is in place. */
 	if (opt.setup) {
@@ -982,7 +1101,12 @@ int main(int argc, char **argv)
 		       opt.scatter ? "scatter" : opt.region ? "region" : "stride",
 		       opt.seed, fill_pages * page_size >> 20, smp_nr);
 		for (int c = CL_100MS; c < NR_CLASSES; c++)
-			printf(" %s_pages=%zu", class_name[c], class_nr[c]);
+			if (class_shown(c))
+				printf(" %s_pages=%zu", class_name[c], class_nr[c]);
+		for (int c = CL_X1; c < NR_CLASSES; c++)
+			if (class_shown(c))
+				printf(" %s_period_ms=%.0f", class_name[c],
+				       class_period[c] * 1000);
 		printf("\n");
 	}
 	print_header(base);

@@ -14,6 +14,8 @@ repetitions of --repeat) and write
   timeseries.csv   every sample of every run (long format)
   series/*.csv     the same per run, for gnuplot
   residency-<scenario>.png, plot.gp   top-tier residency over time
+  migrations-<scenario>.png           promotions, demotions and migrations
+                   per second over time, one line per mechanism
 
 Exit status 1 when a run's output cannot be parsed or an output is missing
 (the harness is broken), 0 otherwise; failed and skipped runs are reported
@@ -54,7 +56,13 @@ MECH_LABEL = {
 MECH_SHORT = {"tiering": "tier", "pghot-precise": "pghotP", "damon-promote": "dmn-p",
               "damon-bidir": "dmn-b"}
 SCEN_ORDER = ["chase-st", "chase-mt", "phase", "overcommit", "redis", "scatter",
-              "scatter-big", "scatter-slow", "scatter-full"]
+              "scatter-big", "scatter-slow", "scatter-full", "skewed", "phase-full", "redis-zipf"]
+# The scenarios of an overcommitted top tier (issue 12): their tables show
+# churn as (promoted + demoted) / net hot pages placed, the hot pages
+# demoted, the migration rate at the end and kswapd's CPU time.
+PRESSURE = {"skewed", "phase-full", "redis-zipf"}
+# Scenarios whose samples are redis-server's memory (hotset --watch).
+REDIS = {"redis", "redis-zipf"}
 SCEN_TITLE = {
     "chase-st": "hot-set pointer chase, single-threaded",
     "chase-mt": "hot-set pointer chase, one hot chunk per thread",
@@ -65,6 +73,9 @@ SCEN_TITLE = {
     "scatter-big": "scattered hot set and frequency classes, big buffer",
     "scatter-slow": "scattered hot set, slow scanner (scan_period_min_ms=4000)",
     "scatter-full": "scattered hot set, top tier full of other data (demotion on)",
+    "skewed": "top tier overcommitted: hot part fits, warm part does not (demotion on)",
+    "phase-full": "top tier full: the hot part moves to fresh pages (demotion on)",
+    "redis-zipf": "redis-server, dataset > fast node, Zipf-like GETs (demotion on)",
 }
 # Frequency classes: CSV column prefix, short title.
 CLASSES = [("c100ms", ".1s"), ("c1s", "1s"), ("c5s", "5s"), ("c30s", "30s"), ("once", "once")]
@@ -73,6 +84,27 @@ NON_COUNTERS = {"t_s", "phase", "hot_top_pct", "cold_top_pct", "top_mb", "lat_ns
                 "once_done_pct", "never_top_pct", "oldhot_top_pct", "coldover_pct", "fill_top_pct",
                 "kthread_cpu_s", "task_user_s", "task_sys_s", "sampler_s"} | \
     {c + "_top_pct" for c, _ in CLASSES}
+# Columns of hotset --track-demoted (cumulative pages).
+NON_COUNTERS |= {"hot_demoted", "hot_demoted_colder"}
+
+
+def is_counter(col):
+    """A /proc/vmstat counter column of the hotset CSV (not a residency,
+    class (*_top_pct) or CPU-time (*_cpu_s, hotset --cpu-of) column)."""
+    return col not in NON_COUNTERS and not col.endswith(("_top_pct", "_cpu_s"))
+
+
+def custom_classes(meta):
+    """The --every-ms classes of a run: (column prefix, short title), from
+    the <name>_period_ms words of its '# hotset:' line."""
+    out = []
+    for k in meta:
+        if k.endswith("_period_ms"):
+            name = k[:-len("_period_ms")]
+            out.append((num(meta[k]), name, name[1:]))
+    return [(n, t) for _, n, t in sorted(out)]
+
+
 # The vmstat-delta table: these counters, in this order, when a run has them.
 VMSTAT_TABLE = [r"numa_pte_updates$", r"numa_hint_faults$", r"numa_hint_faults_local$",
                 r"pgpromote_success$", r"pgpromote_candidate$", r"pgpromote_candidate_nrl$",
@@ -181,13 +213,18 @@ def metrics(scen, run):
     m["hot_pct"] = last["hot_top_pct"]
     m["duration_s"] = last["t_s"]
     # vmstat deltas over the run (the samples count from the first one).
-    m["vmstat"] = {k: v for k, v in last.items() if k not in NON_COUNTERS}
-    if scen == "redis":
+    m["vmstat"] = {k: v for k, v in last.items() if is_counter(k)}
+    if "kswapd_cpu_s" in last:
+        m["kswapd_cpu_s"] = last["kswapd_cpu_s"] - first["kswapd_cpu_s"]
+    m["pd_tail_per_s"] = tail_rate(s, run["run"].get("mech", ""))
+    if scen in REDIS:
         rps = [r["rps"] for r in run["rounds"]]
         tail = max(1, len(rps) // 4)
         m["rps_first"] = rps[0] if rps else None
         m["rps_steady"] = sum(rps[-tail:]) / tail if rps else None
         m["churn"] = m["migrated"] / m["net_placed"] if m["net_placed"] >= 1 else None
+        m["churn_pd"] = (m["promoted"] + m["demoted"]) / m["net_placed"] \
+            if m["net_placed"] >= 1 else None
         for k in ("p50_ms", "p99_ms"):
             vals = [r[k] for r in run["rounds"]]
             m[k] = sum(vals[-tail:]) / tail if vals else None
@@ -198,6 +235,26 @@ def metrics(scen, run):
     gained = (last["hot_top_pct"] - first["hot_top_pct"]) / 100 * hot
     m["hot_gained"] = gained
     m["churn"] = m["migrated"] / gained if gained >= 1 else None
+    # Churn of the overcommitted scenarios: (promoted + demoted) / net hot
+    # pages placed, where the net hot pages placed are, for each hot set,
+    # the hot pages in the top tier at its end less those at its start:
+    # the first hot set from the first sample (t = 0) to its share at the
+    # phase change (oldhot_top_pct of the first sample after it) or to the
+    # last sample; the second one from the first sample after the change
+    # (taken as the move happens, before the workers touch the new pages)
+    # to the last sample.  1.0: every migration placed a hot page (an
+    # empty top tier); 2.0: each placement cost one demotion (a full one).
+    ph1 = [x for x in s if x["phase"] == 1]
+    if ph1 and "oldhot_top_pct" in ph1[0]:
+        placed = (ph1[0]["oldhot_top_pct"] - first["hot_top_pct"] +
+                  last["hot_top_pct"] - ph1[0]["hot_top_pct"]) / 100 * hot
+    else:
+        placed = gained
+    m["hot_placed"] = placed
+    m["churn_pd"] = (m["promoted"] + m["demoted"]) / placed if placed >= 1 else None
+    if "hot_demoted" in last:
+        m["hot_demoted"] = last["hot_demoted"]
+        m["hot_demoted_colder"] = last.get("hot_demoted_colder")
     m["hot_mb"] = hot * page / (1 << 20)
     if "coldover_pct" in last:
         # Scattered scenarios: only pages that are not hot by mainline's own
@@ -208,7 +265,7 @@ def metrics(scen, run):
         m["over_pct"] = last["over_pct"]
     else:
         m["over_pct"] = last["cold_top_pct"] / 100 * cold / hot * 100 if hot else None
-    for c, _ in CLASSES:
+    for c, _ in CLASSES + custom_classes(meta):
         col = c + "_top_pct"
         m[c + "_pct"] = last[col] if col in last and num(meta.get(c + "_pages")) > 0 else None
     for c in ("never", "oldhot", "fill"):
@@ -226,6 +283,44 @@ def metrics(scen, run):
     m["lat_first"] = lats[0] if lats else None
     m["lat_steady"] = sum(lats[-tail:]) / tail if lats else None
     return m
+
+
+def rates(s, mech=""):
+    """Per sample (from the second): promotions, demotions and migrations
+    per second over the interval that ends there (pgpromote_success,
+    pgdemote_*, pgmigrate_success deltas); None for the first sample."""
+    out = [(None, None, None)]
+    for a, b in zip(s, s[1:]):
+        dt = b["t_s"] - a["t_s"]
+        if dt <= 0:
+            out.append((None, None, None))
+            continue
+        out.append(((b.get("pgpromote_success", 0) - a.get("pgpromote_success", 0)) / dt,
+                    (demoted(b) - demoted(a)) / dt,
+                    (b.get("pgmigrate_success", 0) - a.get("pgmigrate_success", 0)) / dt))
+    return out
+
+
+def tail_rate(s, mech):
+    """Promotions + demotions per second over the last quarter of the run
+    (at least the last interval): near zero once the placement is stable.
+    DAMON migrates outside pgpromote_success and pgdemote_*: its mechanisms
+    count pgmigrate_success instead."""
+    k = max(2, len(s) // 4)
+    a, b = s[-k], s[-1]
+    dt = b["t_s"] - a["t_s"]
+    if dt <= 0:
+        return None
+    if mech.startswith("damon"):
+        return (b.get("pgmigrate_success", 0) - a.get("pgmigrate_success", 0)) / dt
+    return (b.get("pgpromote_success", 0) + demoted(b) -
+            a.get("pgpromote_success", 0) - demoted(a)) / dt
+
+
+# Columns of series/*.csv and timeseries.csv after the classes (gnuplot
+# columns 18 on): the rates of rates(), then hotset columns when present.
+SERIES_EXTRA = ["promoted_per_s", "demoted_per_s", "migrated_per_s", "hot_demoted",
+                "hot_demoted_colder", "kswapd_cpu_s"]
 
 
 # Metrics where '-' (None) means "never" (counts as longer than any value).
@@ -324,7 +419,7 @@ def scenario_line(scen, runs):
     secs = f"{run['series'][-1]['t_s']:.0f} s" if run else "?"
     if not run:
         return f"{SCEN_TITLE.get(scen, scen)} (no run completed)"
-    if scen == "redis":
+    if scen in REDIS:
         return f"{SCEN_TITLE[scen]}, {secs} of samples"
     size = int(meta.get("size_mb", 0))
     hot = int(meta.get("hot_pages", 0)) * int(meta.get("page_size", 4096)) >> 20
@@ -333,9 +428,11 @@ def scenario_line(scen, runs):
         text = (f"{SCEN_TITLE.get(scen, scen)}: {size} MB, hot set {hot} MB scattered, "
                 f"{threads} thread(s), {secs}")
         pages = num(meta.get("pages"))
+        classes = [(c, t) for c, t in CLASSES + custom_classes(meta)
+                   if scen not in PRESSURE or num(meta.get(c + "_pages")) > 0]
         if pages:
             text += "; classes " + ", ".join(
-                f"{t} {100 * num(meta.get(c + '_pages')) / pages:.0f}%" for c, t in CLASSES)
+                f"{t} {100 * num(meta.get(c + '_pages')) / pages:.0f}%" for c, t in classes)
         if int(meta.get("fill_mb", 0)):
             text += f"; {meta['fill_mb']} MB of other data fill the fast node"
     else:
@@ -384,6 +481,38 @@ ops/s    : redis-benchmark GET throughput, first round -> mean of the last
            25% of rounds; p50/p99 of those rounds (ms).  Same QEMU caveat.
 With --repeat N: each cell is the median of the N runs ('-' in t90 counts
 as never), the min-max of the main columns follow each table.
+"""
+
+# The overcommitted scenarios' columns (added to the legend when one ran).
+LEGEND_PRESSURE = """\
+Top tier overcommitted (skewed, phase-full, redis-zipf; demotion on):
+8s 60s   : share (%) of the warm part (touched every 8 s) and the rare part
+           (every 60 s) in the top tier at the end; `over` counts them
+churn    : here (promoted + demoted) / net hot pages placed, where promoted
+  p+d/pl   and demoted are the columns above and the net hot pages placed
+           are, for each hot set, its pages in the top tier at its end
+           less those at its start (the first hot set until the phase
+           change, the second from the change to the end).  1.0: every
+           migration placed a hot page; 2.0: each placement cost a
+           demotion (a full top tier); more: ping-pong.  redis-zipf: net
+           pages of redis-server placed in the top tier.  ('-': none)
+hot demoted : pages of the hot set seen in the top tier by one residency
+           sample and on the slow node by the next, while hot at both
+           (cumulative, from the move_pages() samples, weighted like the
+           residency; a page demoted and promoted back between two samples
+           is missed); redis-zipf: not measured
+while colder : of those, the ones demoted while pages that are not hot
+           (warm, rare, never touched, the old hot set, the fill) were in
+           the top tier: per interval min(hot pages demoted, colder pages
+           in the top tier at the sample), summed.  Target: 0
+p+d/s    : promotions + demotions per second over the last quarter of the
+           run (at least one interval): near 0 once the placement is
+           stable; DAMON: pgmigrate_success per second (its migrations
+           count only there)
+kswapd CPU : CPU time of the kswapd* threads (s); compare kthr + kswapd
+           with mainline's kswapd + task sys (its fault path)
+migrations-<scenario>.png: promoted, demoted and migrated pages per second
+           per sampling interval, one line per mechanism
 """
 
 
@@ -529,6 +658,14 @@ def main():
         sum_rows, vm_cols, sum_status = [], [], []
         scatter = any(r["meta"].get("layout") == "scatter" for r in good_runs)
         filled = any(num(r["meta"].get("fill_mb")) > 0 for r in good_runs)
+        # The scenario's --every-ms classes (and of the fixed ones, those
+        # with pages), for the overcommitted scenarios' tables.
+        xclasses = []
+        for r in good_runs:
+            for c in [c for c in CLASSES if num(r["meta"].get(c[0] + "_pages")) > 0] + \
+                    custom_classes(r["meta"]):
+                if c not in xclasses:
+                    xclasses.append(c)
         loads = []
         for m in smechs:
             label = MECH_LABEL.get(m, m)
@@ -581,15 +718,17 @@ def main():
                     cols = ["t_s", "phase", "hot_top_pct", "cold_top_pct", "top_mb", "lat_ns",
                             "pgpromote_success", "pgdemote", "pgmigrate_success",
                             "kthread_cpu_s", "task_sys_s", "over_pct"] + \
-                        [c + "_top_pct" for c, _ in CLASSES]
+                        [c + "_top_pct" for c, _ in CLASSES] + SERIES_EXTRA
                     w.writerow(cols)
-                    for x in run["series"]:
+                    for x, rt in zip(run["series"], rates(run["series"])):
                         vals = [x.get("t_s"), x.get("phase"), x.get("hot_top_pct"),
                                 x.get("cold_top_pct"), x.get("top_mb"), x.get("lat_ns"),
                                 x.get("pgpromote_success", 0), demoted(x),
                                 x.get("pgmigrate_success"), x.get("kthread_cpu_s"),
                                 x.get("task_sys_s"), x.get("over_pct", "")] + \
-                            [x.get(c + "_top_pct", "") for c, _ in CLASSES]
+                            [x.get(c + "_top_pct", "") for c, _ in CLASSES] + \
+                            ["" if v is None else round(v, 2) for v in rt] + \
+                            [x.get(c, "") for c in SERIES_EXTRA[3:]]
                         w.writerow(vals)
                         ts_rows.append([s, m, rep] + vals)
             mt, rng = aggregate(mts)
@@ -607,7 +746,45 @@ def main():
             common = [fmt(mt["promoted"]), fmt(mt["demoted"]), fmt(mt["migrated"]),
                       fmt(mt["churn"], "{:.2f}"), fmt(mt["kthread_cpu_s"], "{:.2f}"),
                       fmt(mt["task_sys_s"], "{:.2f}")]
-            if s == "redis":
+            pressure = [fmt(mt.get("churn_pd"), "{:.2f}"), short(mt.get("hot_demoted")),
+                        short(mt.get("hot_demoted_colder")), fmt(mt.get("pd_tail_per_s"), "{:.0f}"),
+                        fmt(mt["kthread_cpu_s"], "{:.2f}"), fmt(mt.get("kswapd_cpu_s"), "{:.2f}"),
+                        fmt(mt["task_sys_s"], "{:.2f}")]
+            if s == "redis-zipf":
+                rows.append([label, fmt(mt["hot_pct"], "{:.1f}"), fmt(mt["top_mb"], "{:.1f}"),
+                             fmt(mt["promoted"]), fmt(mt["demoted"]), fmt(mt["migrated"]),
+                             pressure[0]] + pressure[3:] +
+                            [f"{fmt(mt['rps_first'])}->{fmt(mt['rps_steady'])}",
+                             fmt(mt["p50_ms"], "{:.2f}"), fmt(mt["p99_ms"], "{:.1f}")])
+                sum_rows.append([mech_short(m), fmt(mt["hot_pct"], "{:.0f}"),
+                                 short(mt["promoted"]), short(mt["demoted"]),
+                                 fmt(mt.get("churn_pd"), "{:.1f}"),
+                                 short(mt.get("pd_tail_per_s")),
+                                 fmt(mt["kthread_cpu_s"], "{:.1f}"),
+                                 fmt(mt.get("kswapd_cpu_s"), "{:.1f}"),
+                                 fmt(mt["task_sys_s"], "{:.1f}"), short(mt["rps_steady"]),
+                                 fmt(mt["p99_ms"], "{:.1f}")])
+            elif s in PRESSURE:
+                cls = [fmt(mt.get(c + "_pct"), "{:.1f}") for c, _ in xclasses] + \
+                    [fmt(mt.get("never_pct"), "{:.1f}")]
+                if filled:
+                    cls.append(fmt(mt.get("fill_pct"), "{:.1f}"))
+                rows.append([label, fmt(mt["hot_pct"], "{:.1f}"), fmt(mt["over_pct"], "{:+.1f}"),
+                             fmt(mt["top_mb"], "{:.1f}"), fmt(mt["t90"], "{:.1f}"),
+                             fmt(mt["t90_after_change"], "{:.1f}")] + cls +
+                            [fmt(mt["promoted"]), fmt(mt["demoted"])] + pressure +
+                            [f"{fmt(mt['lat_first'])}->{fmt(mt['lat_steady'])}"])
+                sum_rows.append([mech_short(m), fmt(mt["hot_pct"], "{:.0f}"),
+                                 fmt(mt["t90"], "{:.0f}"), fmt(mt["t90_after_change"], "{:.0f}")] +
+                                [fmt(mt.get(c + "_pct"), "{:.0f}") for c, _ in xclasses] +
+                                [short(mt["promoted"]), short(mt["demoted"]),
+                                 fmt(mt.get("churn_pd"), "{:.1f}"), short(mt.get("hot_demoted")),
+                                 short(mt.get("hot_demoted_colder")),
+                                 short(mt.get("pd_tail_per_s")),
+                                 fmt(mt["kthread_cpu_s"], "{:.1f}"),
+                                 fmt(mt.get("kswapd_cpu_s"), "{:.1f}"),
+                                 fmt(mt["task_sys_s"], "{:.1f}")])
+            elif s == "redis":
                 rows.append([label, fmt(mt["hot_pct"], "{:.1f}"), fmt(mt["top_mb"], "{:.1f}")]
                             + common +
                             [f"{fmt(mt['rps_first'])}->{fmt(mt['rps_steady'])}",
@@ -646,7 +823,32 @@ def main():
         tail = [("promoted", "(pages)", ">"), ("demoted", "(pages)", ">"),
                 ("migrated", "(pages)", ">"), ("churn", "", ">"), ("kthr", "CPU (s)", ">"),
                 ("task", "sys (s)", ">")]
-        if s == "redis":
+        ptail = [("churn", "p+d/pl", ">"), ("hot", "demoted", ">"), ("while", "colder", ">"),
+                 ("p+d/s", "at end", ">"), ("kthr", "CPU (s)", ">"), ("kswapd", "CPU (s)", ">"),
+                 ("task", "sys (s)", ">")]
+        pstail = [("prom", "", ">"), ("dem", "", ">"), ("chrn", "", ">"), ("hdem", "", ">"),
+                  ("hd<c", "", ">"), ("pd/s", "", ">"), ("kthr", "s", ">"), ("kswd", "s", ">"),
+                  ("sys", "s", ">")]
+        if s == "redis-zipf":
+            cols = base + [("top", "(%)", ">"), ("top", "(MB)", ">"),
+                           ("promoted", "(pages)", ">"), ("demoted", "(pages)", ">"),
+                           ("migrated", "(pages)", ">"), ptail[0]] + ptail[3:] + \
+                [("ops/s", "first->steady", ">"), ("p50", "(ms)", ">"), ("p99", "(ms)", ">")]
+            scols = [("mech", "", "<"), ("top", "%", ">"), ("prom", "", ">"), ("dem", "", ">"),
+                     ("chrn", "", ">"), ("pd/s", "", ">"), ("kthr", "s", ">"),
+                     ("kswd", "s", ">"), ("sys", "s", ">"), ("ops/s", "", ">"),
+                     ("p99", "ms", ">")]
+        elif s in PRESSURE:
+            cls_cols = [(t, "(%)", ">") for _, t in xclasses] + [("never", "(%)", ">")]
+            if filled:
+                cls_cols.append(("fill", "(%)", ">"))
+            cols = base + [("hot", "(%)", ">"), ("over", "(%)", ">"), ("top", "(MB)", ">"),
+                           ("t90", "(s)", ">"), ("t90'", "(s)", ">")] + cls_cols + \
+                [("promoted", "(pages)", ">"), ("demoted", "(pages)", ">")] + ptail + \
+                [("lat (ns)", "first->steady", ">")]
+            scols = [("mech", "", "<"), ("hot", "%", ">"), ("t90", "s", ">"),
+                     ("t90'", "s", ">")] + [(t, "%", ">") for _, t in xclasses] + pstail
+        elif s == "redis":
             cols = base + [("top", "(%)", ">"), ("top", "(MB)", ">")] + tail + \
                 [("ops/s", "first->steady", ">"), ("p50", "(ms)", ">"), ("p99", "(ms)", ">")]
             scols = [("mech", "", "<"), ("top", "%", ">"), ("prom", "", ">"), ("dem", "", ">"),
@@ -721,7 +923,8 @@ def main():
                          "nopghot kernel, pghot: default tunables, pghot1/2: freq_threshold "
                          "1/2, pghotP: default tunables on the precise kernel, dmn-p/dmn-b: "
                          "DAMON promote-only/bidirectional."), ""] + summary
-    out = header + [""] + ["=" * WIDTH, "Summary", "=" * WIDTH] + summary_text + [LEGEND] + \
+    legend = [LEGEND] + ([LEGEND_PRESSURE] if any(x in PRESSURE for x in scenarios) else [])
+    out = header + [""] + ["=" * WIDTH, "Summary", "=" * WIDTH] + summary_text + legend + \
         details + ["=" * WIDTH, "vmstat deltas per scenario and mechanism", "=" * WIDTH, ""] + \
         vmtables
     if assert_smoke:
@@ -736,7 +939,12 @@ def main():
             "t90", "t90_after_change"] + [c + "_pct" for c, _ in CLASSES] + \
         ["never_pct", "oldhot_pct", "fill_pct", "promoted", "demoted", "migrated", "net_placed",
          "hot_gained", "churn", "kthread_cpu_s", "task_sys_s", "sampler_s", "lat_first",
-         "lat_steady", "rps_first", "rps_steady", "p50_ms", "p99_ms", "duration_s"]
+         "lat_steady", "rps_first", "rps_steady", "p50_ms", "p99_ms", "duration_s",
+         "hot_placed", "churn_pd", "hot_demoted", "hot_demoted_colder", "pd_tail_per_s",
+         "kswapd_cpu_s"]
+    # The --every-ms classes' shares (c8s_pct, c60s_pct, ...).
+    keys += sorted({k for r in csv_rows + run_rows for k in r
+                    if k.endswith("_pct") and k not in keys and not k.endswith(("_min", "_max"))})
     extra = sorted({k for r in csv_rows for k in r if k.endswith(("_min", "_max"))})
     with open(os.path.join(res, "results.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=keys + extra, extrasaction="ignore")
@@ -756,7 +964,7 @@ def main():
         w.writerow(["scenario", "mechanism", "rep", "t_s", "phase", "hot_top_pct",
                     "cold_top_pct", "top_mb", "lat_ns", "pgpromote_success", "pgdemote",
                     "pgmigrate_success", "kthread_cpu_s", "task_sys_s", "over_pct"] +
-                   [c + "_top_pct" for c, _ in CLASSES])
+                   [c + "_top_pct" for c, _ in CLASSES] + SERIES_EXTRA)
         w.writerows(ts_rows)
 
     # Plots: one PNG per scenario, a colour per mechanism (the first run of
@@ -775,11 +983,13 @@ def main():
                       for m in series for r in runs[(s, m)])
         png = f"residency-{s}.png"
         pngs.append(png)
-        panels = [(3, "% of redis-server's memory in the top tier" if s == "redis"
+        panels = [(3, "% of redis-server's memory in the top tier" if s in REDIS
                    else "hot set in the top tier (%)")]
-        if s != "redis":
+        if s not in REDIS:
             panels.append((4, "cold set in the top tier (%)"))
-        if scatter:
+        if s in PRESSURE and s not in REDIS:
+            panels.append((21, "hot pages demoted (cumulative)"))
+        elif scatter:
             panels.append((17, "pages touched once in the top tier (%)"))
         gp += [f"set output '{png}'",
                f"set multiplot layout {len(panels)},1 "
@@ -789,6 +999,25 @@ def main():
             gp.append(f"set ylabel \"{ylabel}\"")
             if col != 3:
                 gp.append("set yrange [0:*]")
+            plots = []
+            for i, m in enumerate(series):
+                colour = MECH_COLOUR.get(m, "#000000")
+                plots.append(f"'series/{s}-{m}.csv' using 1:{col} with linespoints "
+                             f"lw 2 lc rgb '{colour}' pt {i + 4} ps 0.7 "
+                             f"title '{MECH_LABEL.get(m, m)}'")
+            gp.append("plot " + ", \\\n     ".join(plots))
+        gp.append("unset multiplot")
+        # Migrations per second over time: promotions and demotions (the
+        # counters; DAMON's migrations show only in the third panel).
+        png = f"migrations-{s}.png"
+        pngs.append(png)
+        gp += [f"set output '{png}'",
+               f"set multiplot layout 3,1 title '{s}: migrations per second "
+               f"(per sampling interval)'", "set xlabel 'time (s)'", "set yrange [0:*]"]
+        for col, ylabel in ((18, "promoted pages/s (pgpromote_success)"),
+                            (19, "demoted pages/s (pgdemote_*)"),
+                            (20, "migrated pages/s (pgmigrate_success)")):
+            gp.append(f"set ylabel \"{ylabel}\"")
             plots = []
             for i, m in enumerate(series):
                 colour = MECH_COLOUR.get(m, "#000000")

@@ -26,6 +26,24 @@
 #   scatter-slow  scatter with scan_period_min_ms=4000 (a slow scanner)
 #   scatter-full  scatter after filling the fast node with other data,
 #                 demotion_enabled=1 (VM: >= 1536 MiB slow)
+# The top tier overcommitted (issue 12; demotion_enabled=1, kernel-default
+# scan tunables; in --full, and in --quick with --scenarios):
+#   skewed        a buffer of twice the fast node on the slow node: a
+#                 scattered hot part of 30% of its pages (about 60% of the
+#                 fast node), a warm part of 40% touched every 8 s (does not
+#                 fit in what is left), 29% touched every 60 s; no phase
+#                 change (VM: slow >= 2 x fast + 512 MiB); quick 60 s, full
+#                 180 s
+#   phase-full    the same after filling the fast node with other data, hot
+#                 part 25%, warm 30%, rare 19%; the hot part moves to fresh
+#                 pages at the half
+#   redis-zipf    redis-server with a dataset of 1.5x (quick) or 2x (full) the
+#                 fast node on the slow node, GETs of Zipf-like popularity
+#                 (theta 0.99) from bench/kvzipf, 8 clients; quick 60 s, full
+#                 180 s (VM: slow >= 2 x fast + 1024 MiB)
+#   Their tables add promotions and demotions per interval (plot
+#   migrations-<scenario>.png), churn = (promoted + demoted) / net hot pages
+#   placed, hot pages demoted, kswapd CPU
 # Mechanisms: off tiering base pghot pghot1 pghot2 pghot-precise damon-promote
 #   damon-bidir; base runs on the nopghot kernel (CONFIG_PGHOT=n,
 #   build/obj-nopghot), pghot-precise (pghot's defaults) on the precise
@@ -86,7 +104,7 @@ if [ -n "$report_only" ]; then
 fi
 
 all_mechanisms="off tiering base pghot pghot1 pghot2 pghot-precise damon-promote damon-bidir"
-all_scenarios="chase-st chase-mt phase overcommit redis scatter scatter-big scatter-slow scatter-full"
+all_scenarios="chase-st chase-mt phase overcommit redis scatter scatter-big scatter-slow scatter-full skewed phase-full redis-zipf"
 # Per set: scenarios, and guest parameters per scenario (later ones win).
 # pairs: explicit scenario:mechanism runs (the smoke set), else every
 # scenario with every mechanism.
@@ -138,12 +156,33 @@ scenario_args() { # scenario -> its parameters on top of the common ones
 		smoke|quick) echo "size_mb=2048 seconds=60 interval=3 phase_at=30" ;;
 		full) echo "size_mb=2048 seconds=180 interval=3 phase_at=90" ;;
 		esac ;;
+	skewed|phase-full)
+		# A buffer of twice the fast node; the classes' shares are the
+		# guest's defaults for the scenario (bench-guest.sh).
+		case $set in
+		smoke|quick) echo "size_mb=$((fast_mb * 2)) seconds=60 interval=3 phase_at=" ;;
+		full) echo "size_mb=$((fast_mb * 2)) seconds=180 interval=3 phase_at=" ;;
+		esac ;;
+	redis-zipf)
+		# Values of 4000 bytes take about 4240 bytes of redis memory
+		# each (jemalloc's 4 KiB class): keys for 1.5x (quick) or 2x
+		# (full) the fast node.
+		case $set in
+		smoke|quick) echo "redis_keys=$((fast_mb * 3 * 524288 / 4240)) redis_value=4000" \
+			"redis_clients=8 seconds=60 interval=3 zipf_round_s=5" ;;
+		full) echo "redis_keys=$((fast_mb * 2 * 1048576 / 4240)) redis_value=4000" \
+			"redis_clients=8 seconds=180 interval=3 zipf_round_s=5" ;;
+		esac ;;
 	esac
 }
 scenario_vm() { # scenario -> fast_mb slow_mb of its VM
 	case $1 in
 	scatter-big) echo "$((fast_mb > 1536 ? fast_mb : 1536)) $((slow_mb > 3072 ? slow_mb : 3072))" ;;
 	scatter-full) echo "$fast_mb $((slow_mb > 1536 ? slow_mb : 1536))" ;;
+	skewed|phase-full)
+		echo "$fast_mb $((slow_mb > 2 * fast_mb + 512 ? slow_mb : 2 * fast_mb + 512))" ;;
+	redis-zipf)
+		echo "$fast_mb $((slow_mb > 2 * fast_mb + 1024 ? slow_mb : 2 * fast_mb + 1024))" ;;
 	*) echo "$fast_mb $slow_mb" ;;
 	esac
 }
@@ -209,7 +248,7 @@ ln -sfn "$BUILD/linux" "$env/linux"
 [ -d "$BUILD/linux/.git" ] || die "no kernel tree in $BUILD/linux (make tree)"
 extras=
 case " $scenarios " in
-*" redis "*) extras="migratepages redis-server redis-benchmark redis-cli" ;;
+*" redis "*|*" redis-zipf "*) extras="migratepages redis-server redis-benchmark redis-cli" ;;
 esac
 log "bench: initramfs"
 BUILD=$env INITRAMFS_EXTRA=$extras "$ROOT/scripts/mkinitramfs.sh" > "$out/logs/initramfs.log" 2>&1 ||
@@ -262,11 +301,17 @@ run_args() { # scenario mech -> the guest's parameters
 	printf '%s\n' scenario="$1" mech="$2" "${common[@]}" $(scenario_args "$1") "${extra[@]}"
 }
 expected_s() { # scenario mech -> the run's expected wall time (s)
-	local secs=10 size=256 a
+	local secs=10 size=256 keys=0 a
 	for a in $(run_args "$1" "$2"); do
-		case $a in seconds=*) secs=${a#seconds=} ;; size_mb=*) size=${a#size_mb=} ;; esac
+		case $a in
+		seconds=*) secs=${a#seconds=} ;;
+		size_mb=*) size=${a#size_mb=} ;;
+		redis_keys=*) keys=${a#redis_keys=} ;;
+		esac
 	done
 	[ "$1" = redis ] && secs=60
+	# redis-zipf: loading its dataset (about 1000 keys/s under TCG, a guess).
+	[ "$1" = redis-zipf ] && secs=$((secs + keys / 1000)) size=0
 	echo $((secs + 12 + size / 128))
 }
 total=${#runs[@]} exp_total=0
@@ -307,6 +352,7 @@ for x in "${runs[@]}"; do
 	limit=$((2 * secs + 120))
 	[ "$s" = scatter-big ] && limit=$((2 * secs + 300))
 	[ "$s" = redis ] && limit=900
+	[ "$s" = redis-zipf ] && limit=$((2 * secs + 900))
 	load0=$(loadavg)
 	try=1
 	while :; do

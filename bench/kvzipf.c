@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvzipf: a small redis client for the benchmark harness (the redis-zipf
+ * scenario of bench/bench-guest.sh).  It speaks RESP over redis-server's
+ * unix socket and does one of two things:
+ *
+ *   kvzipf --load --socket PATH --keys N --value BYTES [--first K]
+ *       SET key:%012d for keys K..N-1 (pipelined), values of BYTES bytes.
+ *
+ *   kvzipf --socket PATH --keys N [--theta S] [--clients C] [--seconds T]
+ *          [--round-s R] [--seed N]
+ *       GETs from C connections (one thread each) for T seconds, keys drawn
+ *       from a Zipf-like distribution: the key of popularity rank r (0 the
+ *       most popular) is asked with a probability proportional to
+ *       1 / (r + 1)^S (S = 0.99 by default, as in YCSB).  Ranks are mapped
+ *       to key numbers by a fixed permutation (r * A + B mod N), so that the
+ *       popular keys are scattered over the keyspace, hence over
+ *       redis-server's memory, not packed where they were loaded first.
+ *       Every R seconds one line:
+ *
+ *         round=I t_s=T rps=X avg_ms=A p50_ms=P p99_ms=Q hits_pct=H
+ *
+ *       (rps over the round, latencies of its requests, the share of GETs
+ *       that found their key).  Before the first round, a comment line
+ *       tells how skewed the distribution is: the share of the requests that
+ *       go to the most popular 1%, 10%, 25%, 50% of the keys.
+ *
+ * redis-benchmark's -r draws keys uniformly, hence this client.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+static struct {
+	const char *socket;
+	size_t keys, value, first, clients;
+	double theta, seconds, round_s;
+	unsigned long seed;
+	bool load;
+} opt = { .keys = 100000, .value = 512, .clients = 8, .theta = 0.99,
+	  .seconds = 60, .round_s = 5, .seed = 1 };
+
+static double *cdf;		/* cdf[r]: P(rank <= r) */
+static uint64_t perm_a, perm_b;
+static volatile int stop;
+
+/* One connection and its buffered reader. */
+struct conn {
+	int fd;
+	char buf[65536];
+	size_t len, pos;
+};
+
+/* Per client thread: the latencies of the current round, in microseconds. */
+struct client {
+	pthread_t tid;
+	struct conn c;
+	uint64_t rng;
+	pthread_mutex_t lock;
+	uint32_t *lat;
+	size_t nr_lat, max_lat;
+	uint64_t hits, gets;
+	int err;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static uint64_t next_rand(uint64_t *s)
+{
+	/* splitmix64 */
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static int conn_open(struct conn *c)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	c->len = c->pos = 0;
+	c->fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (c->fd < 0)
+		return -1;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", opt.socket);
+	return connect(c->fd, (struct sockaddr *)&sa, sizeof(sa));
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= w;
+	}
+	return 0;
+}
+
+/* Next byte of the reply stream; -1 on error or end of stream. */
+static int get_byte(struct conn *c)
+{
+	if (c->pos == c->len) {
+		ssize_t r;
+
+		do
+			r = read(c->fd, c->buf, sizeof(c->buf));
+		while (r < 0 && errno == EINTR);
+		if (r <= 0)
+			return -1;
+		c->len = r;
+		c->pos = 0;
+	}
+	return (unsigned char)c->buf[c->pos++];
+}
+
+/* One reply line without its CRLF, into @line (truncated to @max - 1). */
+static int get_line(struct conn *c, char *line, size_t max)
+{
+	size_t n = 0;
+	int ch, prev = 0;
+
+	while ((ch = get_byte(c)) >= 0) {
+		if (prev == '\r' && ch == '\n') {
+			line[n ? n - 1 : 0] = '\0';
+			return 0;
+		}
+		if (n < max - 1)
+			line[n++] = ch;
+		prev = ch;
+	}
+	return -1;
+}
+
+/* Skip @n bytes of the stream (a bulk string's payload and its CRLF). */
+static int skip(struct conn *c, size_t n)
+{
+	while (n) {
+		size_t avail;
+
+		if (c->pos == c->len) {
+			if (get_byte(c) < 0)
+				return -1;
+			c->pos--;	/* refilled: put the byte back */
+		}
+		avail = c->len - c->pos;
+		if (avail > n)
+			avail = n;
+		c->pos += avail;
+		n -= avail;
+	}
+	return 0;
+}
+
+/*
+ * Read one reply: a status (+), an error (-), an integer (:) or a bulk
+ * string ($, -1 for a missing key).  Returns 1 for a bulk string that was
+ * found, 0 for any other well-formed reply, -1 on error.
+ */
+static int read_reply(struct conn *c)
+{
+	char line[128];
+	long len;
+
+	if (get_line(c, line, sizeof(line)))
+		return -1;
+	switch (line[0]) {
+	case '+':
+	case ':':
+		return 0;
+	case '-':
+		fprintf(stderr, "kvzipf: redis error: %s\n", line + 1);
+		return -1;
+	case '$':
+		len = strtol(line + 1, NULL, 10);
+		if (len < 0)
+			return 0;
+		return skip(c, len + 2) ? -1 : 1;
+	default:
+		fprintf(stderr, "kvzipf: unexpected reply '%s'\n", line);
+		return -1;
+	}
+}
+
+/* The key of popularity rank @r. */
+static size_t rank_key(size_t r)
+{
+	return (size_t)(((unsigned __int128)r * perm_a + perm_b) % opt.keys);
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/*
+ * x^-theta for x >= 1, as exp(-theta * ln x), without libm (the bench
+ * programs link with -lpthread only): ln by halving to [1, 2) and the
+ * atanh series, exp by halving the exponent's range and a Taylor series.
+ */
+static double pow_neg(double x, double theta)
+{
+	const double ln2 = 0.69314718055994530942;
+	double z, z2, term, ln = 0, y, e = 1, f;
+	int k = 0;
+
+	while (x >= 2) {
+		x /= 2;
+		k++;
+	}
+	z = (x - 1) / (x + 1);
+	z2 = z * z;
+	term = z;
+	for (int i = 1; i < 40; i += 2) {
+		ln += term / i;
+		term *= z2;
+	}
+	y = -theta * (2 * ln + k * ln2);	/* <= 0 */
+	/* e^y = 2^-n * e^f, f = y + n ln2 in [0, ln2) */
+	k = 0;
+	while (y < 0) {
+		y += ln2;
+		k++;
+	}
+	f = y;
+	term = 1;
+	for (int i = 1; i < 25; i++) {
+		term *= f / i;
+		e += term;
+	}
+	while (k--)
+		e /= 2;
+	return e;
+}
+
+/* The CDF of the ranks and the permutation of the keys. */
+static int setup_zipf(void)
+{
+	uint64_t s = opt.seed;
+	double sum = 0;
+
+	cdf = malloc(opt.keys * sizeof(*cdf));
+	if (!cdf)
+		return -1;
+	for (size_t r = 0; r < opt.keys; r++) {
+		sum += pow_neg((double)r + 1, opt.theta);
+		cdf[r] = sum;
+	}
+	for (size_t r = 0; r < opt.keys; r++)
+		cdf[r] /= sum;
+	cdf[opt.keys - 1] = 1.0;
+	do
+		perm_a = next_rand(&s) % opt.keys;
+	while (opt.keys > 1 && (perm_a == 0 || gcd(perm_a, opt.keys) != 1));
+	if (opt.keys == 1)
+		perm_a = 1;
+	perm_b = next_rand(&s) % opt.keys;
+	return 0;
+}
+
+static size_t draw_rank(uint64_t *rng)
+{
+	double u = (next_rand(rng) >> 11) * (1.0 / 9007199254740992.0);
+	size_t lo = 0, hi = opt.keys - 1;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cdf[mid] >= u)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+static void *client_fn(void *arg)
+{
+	struct client *cl = arg;
+	char cmd[96], key[32];
+
+	while (!stop) {
+		size_t k = rank_key(draw_rank(&cl->rng));
+		int klen = snprintf(key, sizeof(key), "key:%012zu", k);
+		int n = snprintf(cmd, sizeof(cmd), "*2\r\n$3\r\nGET\r\n$%d\r\n%s\r\n", klen, key);
+		double t0 = now_s(), us;
+		int r;
+
+		if (write_all(cl->c.fd, cmd, n) || (r = read_reply(&cl->c)) < 0) {
+			cl->err = 1;
+			stop = 1;
+			break;
+		}
+		us = (now_s() - t0) * 1e6;
+		pthread_mutex_lock(&cl->lock);
+		if (cl->nr_lat == cl->max_lat) {
+			size_t m = cl->max_lat ? 2 * cl->max_lat : 4096;
+			uint32_t *p = realloc(cl->lat, m * sizeof(*p));
+
+			if (!p) {
+				pthread_mutex_unlock(&cl->lock);
+				cl->err = 1;
+				stop = 1;
+				break;
+			}
+			cl->lat = p;
+			cl->max_lat = m;
+		}
+		cl->lat[cl->nr_lat++] = us > 4e9 ? 4000000000u : (uint32_t)us;
+		cl->hits += r == 1;
+		cl->gets++;
+		pthread_mutex_unlock(&cl->lock);
+	}
+	return NULL;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* --load: SET every key of [first, keys), 64 commands in flight. */
+static int load(void)
+{
+	enum { DEPTH = 64 };
+	struct conn c;
+	size_t cap = opt.value + 128, sent = opt.first, acked = opt.first;
+	char *cmd = malloc(cap), *val = malloc(opt.value + 1);
+
+	if (!cmd || !val || conn_open(&c)) {
+		perror("kvzipf: connect");
+		return 1;
+	}
+	for (size_t i = 0; i < opt.value; i++)
+		val[i] = 'a' + i % 26;
+	val[opt.value] = '\0';
+	while (acked < opt.keys) {
+		while (sent < opt.keys && sent - acked < DEPTH) {
+			char key[32];
+			int klen = snprintf(key, sizeof(key), "key:%012zu", sent);
+			int n = snprintf(cmd, cap, "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%zu\r\n",
+					 klen, key, opt.value);
+
+			if (write_all(c.fd, cmd, n) || write_all(c.fd, val, opt.value) ||
+			    write_all(c.fd, "\r\n", 2)) {
+				perror("kvzipf: write");
+				return 1;
+			}
+			sent++;
+		}
+		if (read_reply(&c) < 0) {
+			fprintf(stderr, "kvzipf: SET failed\n");
+			return 1;
+		}
+		acked++;
+	}
+	close(c.fd);
+	return 0;
+}
+
+/* Share of the requests that go to the most popular @frac of the keys. */
+static double top_share(double frac)
+{
+	size_t n = (size_t)(frac * opt.keys);
+
+	return n ? 100 * cdf[n - 1] : 0;
+}
+
+static int run(void)
+{
+	struct client *cls = calloc(opt.clients, sizeof(*cls));
+	double start, next;
+	int rc = 0;
+
+	if (!cls || setup_zipf()) {
+		perror("kvzipf: allocation");
+		return 1;
+	}
+	printf("# kvzipf: keys=%zu theta=%.2f clients=%zu seconds=%.0f round_s=%.1f "
+	       "top1pct=%.1f top10pct=%.1f top25pct=%.1f top50pct=%.1f\n",
+	       opt.keys, opt.theta, opt.clients, opt.seconds, opt.round_s,
+	       top_share(0.01), top_share(0.10), top_share(0.25), top_share(0.50));
+	fflush(stdout);
+	for (size_t i = 0; i < opt.clients; i++) {
+		cls[i].rng = opt.seed * 0x9e3779b97f4a7c15ULL + i + 1;
+		pthread_mutex_init(&cls[i].lock, NULL);
+		if (conn_open(&cls[i].c)) {
+			perror("kvzipf: connect");
+			return 1;
+		}
+	}
+	start = now_s();
+	for (size_t i = 0; i < opt.clients; i++)
+		if (pthread_create(&cls[i].tid, NULL, client_fn, &cls[i])) {
+			perror("kvzipf: thread");
+			return 1;
+		}
+	for (int round = 0; !stop; round++) {
+		uint32_t *all = NULL;
+		size_t nr = 0;
+		uint64_t hits = 0, gets = 0;
+		double sum = 0, t;
+
+		next = start + (round + 1) * opt.round_s;
+		if (next > start + opt.seconds)
+			next = start + opt.seconds;
+		while (!stop && (t = now_s()) < next)
+			usleep((next - t) * 1e6 < 100000 ? (next - t) * 1e6 + 1 : 100000);
+		t = now_s();
+		/* Take each client's latencies of the round. */
+		for (size_t i = 0; i < opt.clients; i++) {
+			struct client *cl = &cls[i];
+			uint32_t *p;
+
+			pthread_mutex_lock(&cl->lock);
+			p = realloc(all, (nr + cl->nr_lat + 1) * sizeof(*all));
+			if (p) {
+				all = p;
+				memcpy(all + nr, cl->lat, cl->nr_lat * sizeof(*all));
+				nr += cl->nr_lat;
+			}
+			cl->nr_lat = 0;
+			hits += cl->hits;
+			gets += cl->gets;
+			cl->hits = cl->gets = 0;
+			pthread_mutex_unlock(&cl->lock);
+		}
+		if (nr) {
+			double len = t - (start + round * opt.round_s);
+
+			qsort(all, nr, sizeof(*all), cmp_u32);
+			for (size_t k = 0; k < nr; k++)
+				sum += all[k];
+			printf("round=%d t_s=%.1f rps=%.0f avg_ms=%.3f p50_ms=%.3f p99_ms=%.3f "
+			       "hits_pct=%.1f\n", round, t - start, nr / (len > 0 ? len : 1),
+			       sum / nr / 1000, all[nr / 2] / 1000.0,
+			       all[(size_t)(nr * 0.99)] / 1000.0, 100.0 * hits / gets);
+			fflush(stdout);
+		}
+		free(all);
+		if (t >= start + opt.seconds - 1e-6)
+			stop = 1;
+	}
+	for (size_t i = 0; i < opt.clients; i++) {
+		pthread_join(cls[i].tid, NULL);
+		if (cls[i].err)
+			rc = 1;
+	}
+	if (rc)
+		fprintf(stderr, "kvzipf: a client failed (connection or reply error)\n");
+	return rc;
+}
+
+static void usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s --socket PATH --keys N --load [--value BYTES] [--first K]\n"
+		"       %s --socket PATH --keys N [--theta S] [--clients C] [--seconds T]\n"
+		"          [--round-s R] [--seed N]\n", prog, prog);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "socket", 1, 0, 's' }, { "keys", 1, 0, 'k' }, { "value", 1, 0, 'v' },
+		{ "first", 1, 0, 'f' }, { "clients", 1, 0, 'c' }, { "theta", 1, 0, 't' },
+		{ "seconds", 1, 0, 'd' }, { "round-s", 1, 0, 'r' }, { "seed", 1, 0, 'S' },
+		{ "load", 0, 0, 'L' }, { 0 }
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 's': opt.socket = optarg; break;
+		case 'k': opt.keys = strtoul(optarg, NULL, 0); break;
+		case 'v': opt.value = strtoul(optarg, NULL, 0); break;
+		case 'f': opt.first = strtoul(optarg, NULL, 0); break;
+		case 'c': opt.clients = strtoul(optarg, NULL, 0); break;
+		case 't': opt.theta = strtod(optarg, NULL); break;
+		case 'd': opt.seconds = strtod(optarg, NULL); break;
+		case 'r': opt.round_s = strtod(optarg, NULL); break;
+		case 'S': opt.seed = strtoul(optarg, NULL, 0); break;
+		case 'L': opt.load = true; break;
+		default: usage(argv[0]);
+		}
+	}
+	if (!opt.socket || !opt.keys || !opt.value || !opt.clients || opt.theta < 0 ||
+	    opt.seconds <= 0 || opt.round_s <= 0 || opt.first > opt.keys || optind != argc)
+		usage(argv[0]);
+	return opt.load ? load() : run();
+}
