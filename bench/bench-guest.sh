@@ -300,10 +300,9 @@ run_hotset() { # extra hotset options (the layout: --hot-pct or --scatter)
 	echo "@csv-end"
 }
 
-# Redis: dataset loaded on the fast node, moved to the slow node, then GETs
-# over the first redis_hot_pct% of the keys while a sampler records where
-# redis-server's memory is.
-run_redis() {
+# Start redis-server on /tmp/redis.sock (pid in rpid) and wait until it
+# answers; both redis scenarios need it and migratepages.
+start_redis() {
 	command -v redis-server >/dev/null || die "redis-server is not in the initramfs (scripts/deps.sh installs it; bench.sh adds it)"
 	command -v migratepages >/dev/null || die "migratepages (numactl) is not in the initramfs"
 	mkdir -p /tmp/redis
@@ -315,6 +314,13 @@ run_redis() {
 		i=$((i + 1)); [ $i -lt 100 ] || die "redis-server did not start: $(cat /tmp/redis/log)"
 		sleep 0.2
 	done
+}
+
+# Redis: dataset loaded on the fast node, moved to the slow node, then GETs
+# over the first redis_hot_pct% of the keys while a sampler records where
+# redis-server's memory is.
+run_redis() {
+	start_redis
 	t0=$(date +%s)
 	awk -v n="$redis_keys" -v sz="$redis_value" 'BEGIN {
 		v = "x"; while (length(v) < sz) v = v v; v = substr(v, 1, sz)
@@ -363,18 +369,8 @@ run_redis() {
 # nothing forbids promotion); then bench/kvzipf GETs for `seconds` while the
 # sampler records where redis-server's memory is.
 run_redis_zipf() {
-	command -v redis-server >/dev/null || die "redis-server is not in the initramfs (scripts/deps.sh installs it; bench.sh adds it)"
-	command -v migratepages >/dev/null || die "migratepages (numactl) is not in the initramfs"
 	command -v kvzipf >/dev/null || die "kvzipf is not in the initramfs (bench/Makefile builds it)"
-	mkdir -p /tmp/redis
-	redis-server --port 0 --unixsocket /tmp/redis.sock --save '' --appendonly no \
-		--dir /tmp/redis --daemonize no --loglevel warning > /tmp/redis/log 2>&1 &
-	rpid=$!
-	i=0
-	while ! redis-cli -s /tmp/redis.sock ping >/dev/null 2>&1; do
-		i=$((i + 1)); [ $i -lt 100 ] || die "redis-server did not start: $(cat /tmp/redis/log)"
-		sleep 0.2
-	done
+	start_redis
 	t0=$(date +%s)
 	free=$(node_free_mb "$fast")
 	# Keys per chunk: half the fast node's free memory, at about value + 200

@@ -970,6 +970,16 @@ def main():
     # Plots: one PNG per scenario, a colour per mechanism (the first run of
     # each); top panel: the hot set (redis: its memory) in the top tier,
     # then the cold set, then (scatter) the pages touched once.
+    def plot_panel(s, series, col):
+        """One gnuplot plot command: column @col of each mechanism's series."""
+        plots = []
+        for i, m in enumerate(series):
+            colour = MECH_COLOUR.get(m, "#000000")
+            plots.append(f"'series/{s}-{m}.csv' using 1:{col} with linespoints "
+                         f"lw 2 lc rgb '{colour}' pt {i + 4} ps 0.7 "
+                         f"title '{MECH_LABEL.get(m, m)}'")
+        return "plot " + ", \\\n     ".join(plots)
+
     gp = ["set terminal pngcairo size 1100,1000 font ',10' noenhanced",
           "set datafile separator ','", "set key outside right top", "set grid"]
     pngs = []
@@ -999,13 +1009,7 @@ def main():
             gp.append(f"set ylabel \"{ylabel}\"")
             if col != 3:
                 gp.append("set yrange [0:*]")
-            plots = []
-            for i, m in enumerate(series):
-                colour = MECH_COLOUR.get(m, "#000000")
-                plots.append(f"'series/{s}-{m}.csv' using 1:{col} with linespoints "
-                             f"lw 2 lc rgb '{colour}' pt {i + 4} ps 0.7 "
-                             f"title '{MECH_LABEL.get(m, m)}'")
-            gp.append("plot " + ", \\\n     ".join(plots))
+            gp.append(plot_panel(s, series, col))
         gp.append("unset multiplot")
         # Migrations per second over time: promotions and demotions (the
         # counters; DAMON's migrations show only in the third panel).
@@ -1018,13 +1022,7 @@ def main():
                             (19, "demoted pages/s (pgdemote_*)"),
                             (20, "migrated pages/s (pgmigrate_success)")):
             gp.append(f"set ylabel \"{ylabel}\"")
-            plots = []
-            for i, m in enumerate(series):
-                colour = MECH_COLOUR.get(m, "#000000")
-                plots.append(f"'series/{s}-{m}.csv' using 1:{col} with linespoints "
-                             f"lw 2 lc rgb '{colour}' pt {i + 4} ps 0.7 "
-                             f"title '{MECH_LABEL.get(m, m)}'")
-            gp.append("plot " + ", \\\n     ".join(plots))
+            gp.append(plot_panel(s, series, col))
         gp.append("unset multiplot")
     with open(os.path.join(res, "plot.gp"), "w") as f:
         f.write("\n".join(gp) + "\n")
