@@ -26,9 +26,12 @@
 #                         data (fill_leave_mb), the hot part moving to fresh
 #                         random pages at phase_at (default: the half)
 #              redis-zipf redis-server with a dataset of 1.5-2x the fast node
-#                         (redis_keys x redis_value) on the slow node, GETs
-#                         from bench/kvzipf drawing keys from a Zipf-like
-#                         distribution (zipf_theta) for `seconds`
+#                         (redis_keys x redis_value), the last keys loaded
+#                         filling the fast node (fill_leave_mb), the rest on
+#                         the slow node; GETs from bench/kvzipf drawing keys
+#                         from a Zipf-like distribution (zipf_theta) for
+#                         `seconds`; the hot set: the pages of the values of
+#                         the most popular zipf_hot_pct% of the keys
 #   mech       the mechanism (below)
 #   size_mb, hot_pct, threads, chunks, lines, seconds, interval, phase_at,
 #   fast_mb    the hotset workload (bench/hotset.c --help); phase_at=-1: no
@@ -37,15 +40,17 @@
 #              scatter scenarios: the hot set and the frequency classes (pages
 #              touched every 0.1/1/5/30 s, once), % of the buffer's pages
 #   seed, sample_max  hotset's --seed and --sample-max
-#   fill_leave_mb     scatter-full, phase-full: MiB left free on the fast node
-#              after filling it
+#   fill_leave_mb     scatter-full, phase-full, redis-zipf: MiB left free on
+#              the fast node after filling it
 #   skew_hot_pct, skew_warm_pct, skew_warm_ms, skew_rare_pct, skew_rare_ms
 #              skewed, phase-full: % of the buffer's pages hot (chased), warm
 #              and rare (each touched once per its period in ms); empty: the
 #              scenario's defaults (skewed 30/40/29, phase-full 25/30/19 and
 #              another 25 for its second hot part; periods 8000 and 60000)
-#   zipf_theta, zipf_round_s  redis-zipf: the skew (key of rank r asked with
-#              weight 1/(r+1)^theta) and the length of a reported round
+#   zipf_theta, zipf_round_s, zipf_hot_pct  redis-zipf: the skew (key of
+#              rank r asked with weight 1/(r+1)^theta), the length of a
+#              reported round, and the most popular keys whose pages are the
+#              hot set (% of the keys, default 10)
 #   scan_period_min_ms, scan_delay_ms
 #              NUMA-balancing scan tunables to set; empty (the default): the
 #              kernel's own values (scatter-slow sets scan_period_min_ms=4000)
@@ -85,7 +90,7 @@ damon_sample_us=5000 damon_aggr_us=100000 damon_min_regions=10
 damon_max_regions=1000 damon_cold_age=50 enable_only=0 stop_only=0
 pghot_tune=""
 skew_hot_pct="" skew_warm_pct="" skew_warm_ms=8000 skew_rare_pct="" skew_rare_ms=60000
-zipf_theta=0.99 zipf_round_s=5
+zipf_theta=0.99 zipf_round_s=5 zipf_hot_pct=10
 for a in "$@"; do
 	case ${a%%=*} in
 	scenario|mech|size_mb|hot_pct|threads|chunks|seconds|interval|lines|\
@@ -94,7 +99,7 @@ for a in "$@"; do
 	damon_min_regions|damon_max_regions|damon_cold_age|scatter_pct|c100ms|\
 	c1s|c5s|c30s|once|seed|sample_max|fill_leave_mb|scan_period_min_ms|\
 	scan_delay_ms|pghot_tune|skew_hot_pct|skew_warm_pct|skew_warm_ms|\
-	skew_rare_pct|skew_rare_ms|zipf_theta|zipf_round_s)
+	skew_rare_pct|skew_rare_ms|zipf_theta|zipf_round_s|zipf_hot_pct)
 		eval "${a%%=*}=\${a#*=}" ;;
 	__enable) enable_only=1 ;;
 	__stop) stop_only=1 ;;
@@ -364,37 +369,58 @@ run_redis() {
 }
 
 # Redis with a Zipf-like key popularity (issue 12): a dataset larger than the
-# fast node, loaded in chunks that each fit in it, every chunk moved to the
-# slow node before the next (redis-server keeps the default policy, so that
-# nothing forbids promotion); then bench/kvzipf GETs for `seconds` while the
-# sampler records where redis-server's memory is.
+# fast node, as on a machine whose DRAM holds what was written last: the
+# first keys are loaded in chunks that each fit in the fast node, every
+# chunk moved to the slow node before the next, and the last ones stay on
+# the fast node until fill_leave_mb remain free there (redis-server keeps
+# the default policy, so that nothing forbids promotion).  Popular keys are
+# scattered over the keyspace, so the fast node starts with about its share
+# of them and full: a popular value can come up only if another goes down.
+# kvzipf --map lists the pages that hold the values of the most popular
+# zipf_hot_pct% of the keys; the sampler follows them as the hot set.  Then
+# kvzipf GETs for `seconds`.
 run_redis_zipf() {
 	command -v kvzipf >/dev/null || die "kvzipf is not in the initramfs (bench/Makefile builds it)"
 	start_redis
 	t0=$(date +%s)
 	free=$(node_free_mb "$fast")
 	# Keys per chunk: half the fast node's free memory, at about value + 200
-	# bytes of redis memory per key.
+	# bytes of redis memory per key; the last keys_fast keys stay on it.
 	per=$(((free / 2) * 1048576 / (redis_value + 200)))
+	keys_fast=$(((free - fill_leave_mb) * 1048576 / (redis_value + 200)))
 	[ "$per" -gt 0 ] || die "redis-zipf: no free memory on node $fast to load into"
+	[ "$keys_fast" -lt "$redis_keys" ] ||
+		die "redis-zipf: the dataset ($redis_keys keys) fits in the $free MB free on node $fast"
 	k=0 chunks=0
 	while [ $k -lt "$redis_keys" ]; do
 		e=$((k + per))
 		[ $e -le "$redis_keys" ] || e=$redis_keys
-		kvzipf --load --socket /tmp/redis.sock --first $k --keys $e --value "$redis_value" ||
-			die "redis-zipf: loading keys $k..$e failed"
-		migratepages "$rpid" "$fast" "$slow" || die "migratepages failed"
+		if [ $k -lt $((redis_keys - keys_fast)) ]; then
+			[ $e -le $((redis_keys - keys_fast)) ] || e=$((redis_keys - keys_fast))
+			kvzipf --load --socket /tmp/redis.sock --first $k --keys $e --value "$redis_value" ||
+				die "redis-zipf: loading keys $k..$e failed"
+			migratepages "$rpid" "$fast" "$slow" || die "migratepages failed"
+		else
+			kvzipf --load --socket /tmp/redis.sock --first $k --keys $e --value "$redis_value" ||
+				die "redis-zipf: loading keys $k..$e failed"
+		fi
 		k=$e chunks=$((chunks + 1))
 	done
 	load_s=$(($(date +%s) - t0))
 	used=$(redis-cli -s /tmp/redis.sock info memory | sed -n 's/^used_memory:\([0-9]*\).*/\1/p')
-	note "redis-zipf: $redis_keys keys of $redis_value bytes (used_memory $((${used:-0} >> 20)) MB," \
-		"$free MB free on the fast node) loaded in $chunks chunk(s), each moved to node $slow;" \
-		"GETs of Zipf-like popularity (theta $zipf_theta, popular keys scattered over the" \
-		"keyspace) from $redis_clients clients for $seconds s; demotion_enabled=1"
+	kvzipf --map "$rpid" --keys "$redis_keys" --value "$redis_value" --theta "$zipf_theta" \
+		--hot-pct "$zipf_hot_pct" --seed "$seed" > /tmp/redis/hotpages ||
+		die "redis-zipf: kvzipf --map failed"
+	note "redis-zipf: $redis_keys keys of $redis_value bytes (used_memory $((${used:-0} >> 20)) MB)" \
+		"loaded in $chunks chunk(s): keys 0..$((redis_keys - keys_fast - 1)) moved to node $slow," \
+		"the last $keys_fast left on node $fast ($free MB free before, $(node_free_mb "$fast") MB" \
+		"after); GETs of Zipf-like popularity (theta $zipf_theta, popular keys scattered over the" \
+		"keyspace) from $redis_clients clients for $seconds s; demotion_enabled=1; hot set: the" \
+		"pages of the most popular $zipf_hot_pct% of the keys ($(sed -n 's/^# kvzipf map: //p' /tmp/redis/hotpages))"
 	/tmp/enable.sh
 	hotset --watch "$rpid" --seconds 100000 --interval "$interval" \
-		--vmstat "$VMSTAT" --kthreads "$KTHREADS" --cpu-of kswapd:kswapd > /tmp/redis/samples &
+		--vmstat "$VMSTAT" --kthreads "$KTHREADS" --cpu-of kswapd:kswapd \
+		--watch-pages /tmp/redis/hotpages > /tmp/redis/samples &
 	spid=$!
 	start=$(date +%s)
 	kvzipf --socket /tmp/redis.sock --keys "$redis_keys" --theta "$zipf_theta" \

@@ -47,7 +47,14 @@
  *
  * --watch PID samples another process instead (the redis scenario): the share
  * of its memory in the top tier, from /proc/PID/numa_maps, reported as the
- * hot set, until it exits, SIGTERM arrives or --seconds pass.
+ * hot set, until it exits, SIGTERM arrives or --seconds pass.  With
+ * --watch-pages FILE (hexadecimal addresses in PID, one per line, e.g. the
+ * pages of redis-server that hold its most popular values, from
+ * kvzipf --map) it also reports the share of those pages in the top tier
+ * (keyhot_top_pct), and counts them as the hot set is counted above: one
+ * seen in the top tier by a sample and on another node by the next is a
+ * hot page demoted (hot_demoted); hot_demoted_colder counts those demoted
+ * while other pages of PID, not listed, were in the top tier.
  *
  * Used by `make run` (the demonstration) and the benchmark harness
  * (scripts/bench.sh, bench/bench-guest.sh), which reads the --csv output.
@@ -92,7 +99,7 @@ static struct {
 	long fill_leave_mb;
 	bool thp, csv, chase, region, scatter, classes, track_demoted;
 	int slow_node, watch;
-	const char *vmstat, *kthreads, *setup, *teardown;
+	const char *vmstat, *kthreads, *setup, *teardown, *watch_pages;
 	unsigned long seed;
 } opt = { .size_mb = 256, .stride = 4, .threads = 1, .seconds = 30,
 	  .interval = 2, .slow_node = -1, .lines = 1, .phase_at = -1,
@@ -368,7 +375,7 @@ static void parse(int argc, char **argv)
 		{ "once", 1, 0, 0x100 + CL_ONCE },
 		{ "fill-fast-leave-mb", 1, 0, 'F' }, { "sample-max", 1, 0, 'M' },
 		{ "every-ms", 1, 0, 'E' }, { "track-demoted", 0, 0, 'D' },
-		{ "cpu-of", 1, 0, 'O' },
+		{ "cpu-of", 1, 0, 'O' }, { "watch-pages", 1, 0, 'w' },
 		{ 0 }
 	};
 	double total = 0;
@@ -396,6 +403,7 @@ static void parse(int argc, char **argv)
 		case 'S': opt.seed = strtoul(optarg, NULL, 0); break;
 		case 'U': opt.setup = optarg; break;
 		case 'W': opt.watch = strtol(optarg, NULL, 0); break;
+		case 'w': opt.watch_pages = optarg; break;
 		case 'T': opt.teardown = optarg; break;
 		case 'a': opt.scatter_pct = strtod(optarg, NULL); opt.scatter = true; break;
 		case 'F': opt.fill_leave_mb = strtol(optarg, NULL, 0); break;
@@ -731,12 +739,88 @@ static void task_cpu(double *user, double *sys, double *sampler)
 	*sampler = tv_s(me.ru_utime) + tv_s(me.ru_stime);
 }
 
+/* --watch-pages: the listed pages of process --watch, and their last node. */
+static void **wp_addr;
+static int *wp_status;
+static int8_t *wp_prev;		/* 1: in the top tier at the last sample */
+static size_t wp_nr;
+static double wp_demoted, wp_demoted_colder;
+
+static int load_watch_pages(const char *path)
+{
+	char line[64];
+	size_t max = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		perror(path);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *end;
+		unsigned long long a = strtoull(line, &end, 16);
+
+		if (line[0] == '#' || end == line)
+			continue;
+		if (wp_nr == max) {
+			void **p;
+
+			max = max ? 2 * max : 65536;
+			p = realloc(wp_addr, max * sizeof(*p));
+			if (!p) {
+				fclose(f);
+				return -1;
+			}
+			wp_addr = p;
+		}
+		wp_addr[wp_nr++] = (void *)(uintptr_t)a;
+	}
+	fclose(f);
+	wp_status = calloc(wp_nr ? wp_nr : 1, sizeof(*wp_status));
+	wp_prev = calloc(wp_nr ? wp_nr : 1, sizeof(*wp_prev));
+	if (!wp_nr || !wp_status || !wp_prev) {
+		fprintf(stderr, "%s: no page listed\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Where the listed pages of process --watch are: how many in the top tier,
+ * and how many were there at the last sample and are on another node now
+ * (demoted).  @first: no last sample.
+ */
+static void watch_listed(const struct tiering *tier, bool first, size_t *top,
+			 size_t *demoted)
+{
+	enum { WP_BATCH = 16384 };
+
+	*top = *demoted = 0;
+	for (size_t i = 0; i < wp_nr; i += WP_BATCH) {
+		size_t n = wp_nr - i < WP_BATCH ? wp_nr - i : WP_BATCH;
+
+		if (syscall(SYS_move_pages, opt.watch, n, wp_addr + i, NULL,
+			    wp_status + i, 0)) {
+			stop = 1;
+			return;
+		}
+	}
+	for (size_t i = 0; i < wp_nr; i++) {
+		bool fast = node_is_top(tier, wp_status[i]);
+
+		*top += fast;
+		if (!first && wp_prev[i] == 1 && !fast && wp_status[i] >= 0)
+			(*demoted)++;
+		wp_prev[i] = fast;
+	}
+}
+
 static void report(double t, long *base, const struct tiering *tier,
 		   uint64_t *last_acc, double *last_t)
 {
 	struct residency r;
 	long vals[MAX_COUNTERS];
-	size_t top = 0, all = 0;
+	size_t top = 0, all = 0, keyhot_top = 0;
 	uint64_t acc = 0;
 	double lat = 0, hot_pct, cold_pct;
 	int ph = phase;
@@ -746,6 +830,15 @@ static void report(double t, long *base, const struct tiering *tier,
 		memset(&r, 0, sizeof(r));
 		r.hot = all;
 		r.hot_fast = top;
+		if (wp_nr) {
+			size_t demoted, colder;
+
+			watch_listed(tier, t == 0, &keyhot_top, &demoted);
+			/* numa_maps counts the listed pages too. */
+			colder = top > keyhot_top ? top - keyhot_top : 0;
+			wp_demoted += demoted;
+			wp_demoted_colder += demoted < colder ? demoted : colder;
+		}
 	} else {
 		residency(tier, ph, &r);
 	}
@@ -763,6 +856,9 @@ static void report(double t, long *base, const struct tiering *tier,
 		       (r.hot_fast + r.cold_fast) * page_size / (1 << 20), lat);
 		if (!opt.watch)
 			printf(",%.2f", pct(r.cold_fast, r.hot));
+		if (wp_nr)
+			printf(",%.2f,%.0f,%.0f", pct(keyhot_top, wp_nr), wp_demoted,
+			       wp_demoted_colder);
 		if (opt.scatter || opt.classes) {
 			double colder = r.cls_fast[CL_5S] + r.cls_fast[CL_30S] +
 					r.cls_fast[CL_ONCE] + r.cls_fast[CL_NEVER];
@@ -837,6 +933,8 @@ static void print_header(const long *base)
 	printf("t_s,phase,hot_top_pct,cold_top_pct,top_mb,lat_ns");
 	if (!opt.watch)
 		printf(",over_pct");
+	if (wp_nr)
+		printf(",keyhot_top_pct,hot_demoted,hot_demoted_colder");
 	if (opt.scatter || opt.classes) {
 		for (int c = CL_100MS; c < NR_CLASSES; c++)
 			if (class_shown(c))
@@ -869,8 +967,10 @@ static int watch_main(const struct tiering *tier)
 	pick_counters();
 	vmstat_refresh();
 	vmstat_read_many(counters, base, nr_counters);
-	printf("# hotset: watch=%d page_size=%zu slow_node=%d fast_node=%d\n",
-	       opt.watch, page_size, tier->slow_node, tier->fast_node);
+	if (opt.watch_pages && load_watch_pages(opt.watch_pages))
+		return 1;
+	printf("# hotset: watch=%d page_size=%zu slow_node=%d fast_node=%d hot_pages=%zu\n",
+	       opt.watch, page_size, tier->slow_node, tier->fast_node, wp_nr);
 	print_header(base);
 	start = now_s();
 	report(0, base, tier, &last_acc, &last_t);

@@ -6,6 +6,21 @@
  *
  *   kvzipf --load --socket PATH --keys N --value BYTES [--first K]
  *       SET key:%012d for keys K..N-1 (pipelined), values of BYTES bytes.
+ *       A value of at least TAG_LEN bytes starts with a tag naming its key
+ *       ("kvz:%012d;"), so that --map can find it in redis-server's memory.
+ *
+ *   kvzipf --map PID --keys N [--hot-pct P] [--theta S] [--seed N]
+ *       After a --load: list the pages of process PID (redis-server) that
+ *       hold the values of the most popular P% of the keys (10 by default;
+ *       the popularity and permutation of a run with the same --keys,
+ *       --theta and --seed), one hexadecimal address per line, for
+ *       hotset --watch-pages.  It reads PID's writable private mappings
+ *       through /proc/PID/mem (root) and finds the tags.  A last comment
+ *       line tells how many values it found, how many of them are hot,
+ *       the pages they take and the share of the GETs they get.  Values
+ *       do not move afterwards: redis-server frees or reallocates a value
+ *       only when it is written (and active defragmentation is off by
+ *       default), and GETs do not write.
  *
  *   kvzipf --socket PATH --keys N [--theta S] [--clients C] [--seconds T]
  *          [--round-s R] [--seed N]
@@ -38,17 +53,22 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+
+/* Length of the tag that starts every value: "kvz:" 12 digits ";". */
+#define TAG_LEN 17
 
 static struct {
 	const char *socket;
 	size_t keys, value, first, clients;
-	double theta, seconds, round_s;
+	double theta, seconds, round_s, hot_pct;
 	unsigned long seed;
 	bool load;
+	int map_pid;
 } opt = { .keys = 100000, .value = 512, .clients = 8, .theta = 0.99,
-	  .seconds = 60, .round_s = 5, .seed = 1 };
+	  .seconds = 60, .round_s = 5, .seed = 1, .hot_pct = 10 };
 
 static double *cdf;		/* cdf[r]: P(rank <= r) */
 static uint64_t perm_a, perm_b;
@@ -365,12 +385,18 @@ static int load(void)
 	val[opt.value] = '\0';
 	while (acked < opt.keys) {
 		while (sent < opt.keys && sent - acked < DEPTH) {
-			char key[32];
+			char key[32], tag[32];
 			int klen = snprintf(key, sizeof(key), "key:%012zu", sent);
 			int n = snprintf(cmd, cap, "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%zu\r\n",
 					 klen, key, opt.value);
+			size_t tlen = 0;
 
-			if (write_all(c.fd, cmd, n) || write_all(c.fd, val, opt.value) ||
+			if (opt.value >= TAG_LEN) {
+				snprintf(tag, sizeof(tag), "kvz:%012zu;", sent);
+				tlen = TAG_LEN;
+			}
+			if (write_all(c.fd, cmd, n) || write_all(c.fd, tag, tlen) ||
+			    write_all(c.fd, val + tlen, opt.value - tlen) ||
 			    write_all(c.fd, "\r\n", 2)) {
 				perror("kvzipf: write");
 				return 1;
@@ -480,12 +506,167 @@ static int run(void)
 	return rc;
 }
 
+/* --map: the pages found so far, growing. */
+struct page_list {
+	uint64_t *addr;
+	size_t nr, max;
+};
+
+static int page_list_add(struct page_list *l, uint64_t addr)
+{
+	if (l->nr && l->addr[l->nr - 1] == addr)
+		return 0;	/* a value's pages come in address order */
+	if (l->nr == l->max) {
+		size_t m = l->max ? 2 * l->max : 65536;
+		uint64_t *p = realloc(l->addr, m * sizeof(*p));
+
+		if (!p)
+			return -1;
+		l->addr = p;
+		l->max = m;
+	}
+	l->addr[l->nr++] = addr;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Parse the 12 digits of a tag; -1 if @p is not a whole tag. */
+static long long tag_key(const char *p)
+{
+	long long k = 0;
+
+	if (memcmp(p, "kvz:", 4) || p[TAG_LEN - 1] != ';')
+		return -1;
+	for (int i = 4; i < TAG_LEN - 1; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return -1;
+		k = k * 10 + (p[i] - '0');
+	}
+	return k;
+}
+
+/*
+ * Find the tags in [@start, @end) of the process behind @mem, and add the
+ * pages of each hot value to @hot.  Reads in chunks that overlap by a tag,
+ * so that a tag across a chunk boundary is seen once.
+ */
+static int map_range(int mem, uint64_t start, uint64_t end, const bool *is_hot,
+		     struct page_list *hot, size_t *found, size_t pgsz)
+{
+	enum { CHUNK = 1 << 20 };
+	static char buf[CHUNK + TAG_LEN];
+
+	for (uint64_t at = start; at < end; at += CHUNK) {
+		size_t want = end - at < CHUNK + TAG_LEN ? end - at : CHUNK + TAG_LEN;
+		size_t scan = want < CHUNK ? want : CHUNK;
+		ssize_t got = pread(mem, buf, want, (off_t)at);
+		char *p = buf;
+
+		if (got < (ssize_t)want)
+			continue;	/* an unreadable hole (guard page, unmapped) */
+		while ((p = memmem(p, buf + want - p, "kvz:", 4)) && p < buf + scan) {
+			long long k;
+			uint64_t a, last;
+
+			if (p + TAG_LEN > buf + want)
+				break;
+			k = tag_key(p);
+			/*
+			 * A tag right after a line end is a copy in a protocol
+			 * buffer ("$BYTES\r\n" then the value), not a stored
+			 * value (an sds, after its header).
+			 */
+			if (k < 0 || (size_t)k >= opt.keys || (p > buf && p[-1] == '\n')) {
+				p++;
+				continue;
+			}
+			(*found)++;
+			a = at + (p - buf);
+			last = a + opt.value - 1;
+			if (is_hot[k])
+				for (a &= ~(uint64_t)(pgsz - 1); a <= last; a += pgsz)
+					if (page_list_add(hot, a))
+						return -1;
+			p += TAG_LEN;
+		}
+	}
+	return 0;
+}
+
+/* --map: print the pages that hold the hot keys' values. */
+static int map(void)
+{
+	size_t pgsz = sysconf(_SC_PAGESIZE), hot_keys, found = 0, uniq = 0;
+	struct page_list hot = { 0 };
+	char path[64], line[512];
+	bool *is_hot;
+	FILE *maps;
+	int mem;
+
+	if (setup_zipf())
+		return 1;
+	hot_keys = (size_t)(opt.hot_pct / 100 * opt.keys);
+	is_hot = calloc(opt.keys, sizeof(*is_hot));
+	if (!is_hot)
+		return 1;
+	for (size_t r = 0; r < hot_keys; r++)
+		is_hot[rank_key(r)] = true;
+	snprintf(path, sizeof(path), "/proc/%d/maps", opt.map_pid);
+	maps = fopen(path, "r");
+	snprintf(path, sizeof(path), "/proc/%d/mem", opt.map_pid);
+	mem = open(path, O_RDONLY);
+	if (!maps || mem < 0) {
+		perror("kvzipf: /proc/PID/maps or mem");
+		return 1;
+	}
+	while (fgets(line, sizeof(line), maps)) {
+		unsigned long long start, end;
+		char perms[8];
+
+		/* Values live in anonymous private memory: skip the rest. */
+		if (sscanf(line, "%llx-%llx %7s", &start, &end, perms) != 3 ||
+		    perms[0] != 'r' || perms[1] != 'w' || perms[3] != 'p' ||
+		    strstr(line, "[vvar]") || strstr(line, "[vsyscall]"))
+			continue;
+		if (map_range(mem, start, end, is_hot, &hot, &found, pgsz)) {
+			fprintf(stderr, "kvzipf: out of memory\n");
+			return 1;
+		}
+	}
+	fclose(maps);
+	close(mem);
+	qsort(hot.addr, hot.nr, sizeof(*hot.addr), cmp_u64);
+	for (size_t i = 0; i < hot.nr; i++) {
+		if (i && hot.addr[i] == hot.addr[i - 1])
+			continue;
+		printf("%llx\n", (unsigned long long)hot.addr[i]);
+		uniq++;
+	}
+	printf("# kvzipf map: values_found=%zu keys=%zu hot_keys=%zu hot_pages=%zu "
+	       "hot_gets_pct=%.1f\n", found, opt.keys, hot_keys, uniq,
+	       hot_keys ? 100 * cdf[hot_keys - 1] : 0.0);
+	if (found < opt.keys) {
+		fprintf(stderr, "kvzipf: found %zu of %zu values (loaded without tags?)\n",
+			found, opt.keys);
+		return 1;
+	}
+	return 0;
+}
+
 static void usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s --socket PATH --keys N --load [--value BYTES] [--first K]\n"
 		"       %s --socket PATH --keys N [--theta S] [--clients C] [--seconds T]\n"
-		"          [--round-s R] [--seed N]\n", prog, prog);
+		"          [--round-s R] [--seed N]\n"
+		"       %s --map PID --keys N --value BYTES [--hot-pct P] [--theta S]\n"
+		"          [--seed N]\n", prog, prog, prog);
 	exit(2);
 }
 
@@ -495,7 +676,8 @@ int main(int argc, char **argv)
 		{ "socket", 1, 0, 's' }, { "keys", 1, 0, 'k' }, { "value", 1, 0, 'v' },
 		{ "first", 1, 0, 'f' }, { "clients", 1, 0, 'c' }, { "theta", 1, 0, 't' },
 		{ "seconds", 1, 0, 'd' }, { "round-s", 1, 0, 'r' }, { "seed", 1, 0, 'S' },
-		{ "load", 0, 0, 'L' }, { 0 }
+		{ "load", 0, 0, 'L' }, { "map", 1, 0, 'M' }, { "hot-pct", 1, 0, 'H' },
+		{ 0 }
 	};
 	int c;
 
@@ -511,8 +693,16 @@ int main(int argc, char **argv)
 		case 'r': opt.round_s = strtod(optarg, NULL); break;
 		case 'S': opt.seed = strtoul(optarg, NULL, 0); break;
 		case 'L': opt.load = true; break;
+		case 'M': opt.map_pid = strtol(optarg, NULL, 0); break;
+		case 'H': opt.hot_pct = strtod(optarg, NULL); break;
 		default: usage(argv[0]);
 		}
+	}
+	if (opt.map_pid > 0) {
+		if (!opt.keys || opt.value < TAG_LEN || opt.theta < 0 || opt.hot_pct <= 0 ||
+		    opt.hot_pct > 100 || optind != argc)
+			usage(argv[0]);
+		return map();
 	}
 	if (!opt.socket || !opt.keys || !opt.value || !opt.clients || opt.theta < 0 ||
 	    opt.seconds <= 0 || opt.round_s <= 0 || opt.first > opt.keys || optind != argc)

@@ -228,6 +228,23 @@ def metrics(scen, run):
         for k in ("p50_ms", "p99_ms"):
             vals = [r[k] for r in run["rounds"]]
             m[k] = sum(vals[-tail:]) / tail if vals else None
+        if "keyhot_top_pct" in last:
+            # redis-zipf: the hot set is the pages of the most popular
+            # values (kvzipf --map); the fast node starts full, so the
+            # churn is per net hot page placed, as in the other
+            # overcommitted scenarios, and redis-server's memory in the
+            # top tier (top %) barely moves.
+            hot = num(meta.get("hot_pages")) or 0
+            placed = (last["keyhot_top_pct"] - first["keyhot_top_pct"]) / 100 * hot
+            m["mem_pct"] = m["hot_pct"]
+            m["hot_pct"] = last["keyhot_top_pct"]
+            m["hot_start_pct"] = first["keyhot_top_pct"]
+            m["hot_placed"] = placed
+            m["hot_mb"] = hot * page / (1 << 20)
+            m["churn_pd"] = (m["promoted"] + m["demoted"]) / placed if placed >= 1 else None
+            m["t90"] = next((x["t_s"] for x in s if x["keyhot_top_pct"] >= 90), None)
+            m["hot_demoted"] = last.get("hot_demoted")
+            m["hot_demoted_colder"] = last.get("hot_demoted_colder")
         return m
     hot = float(meta["hot_pages"])
     cold = float(meta["pages"]) - hot
@@ -320,7 +337,7 @@ def tail_rate(s, mech):
 # Columns of series/*.csv and timeseries.csv after the classes (gnuplot
 # columns 18 on): the rates of rates(), then hotset columns when present.
 SERIES_EXTRA = ["promoted_per_s", "demoted_per_s", "migrated_per_s", "hot_demoted",
-                "hot_demoted_colder", "kswapd_cpu_s"]
+                "hot_demoted_colder", "kswapd_cpu_s", "keyhot_top_pct"]
 
 
 # Metrics where '-' (None) means "never" (counts as longer than any value).
@@ -450,7 +467,9 @@ LEGEND = """\
 Legend
 ------
 hot      : share of the hot set in the top tier at the end (%); redis: share
-           of redis-server's memory in the top tier
+           of redis-server's memory in the top tier; redis-zipf: share of
+           the pages that hold the most popular values (start->end), and
+           `mem top` the share of redis-server's memory
 over     : pages not in the hot set in the top tier at the end, as % of the
            hot-set size (over-promotion; in `overcommit` the head of the
            buffer starts there; after a phase change the old hot set counts);
@@ -495,16 +514,17 @@ churn    : here (promoted + demoted) / net hot pages placed, where promoted
            change, the second from the change to the end).  1.0: every
            migration placed a hot page; 2.0: each placement cost a
            demotion (a full top tier); more: ping-pong.  redis-zipf: net
-           pages of redis-server placed in the top tier.  ('-': none)
+           pages of the popular values placed in the top tier.  ('-': none)
 hot demoted : pages of the hot set seen in the top tier by one residency
            sample and on the slow node by the next, while hot at both
            (cumulative, from the move_pages() samples, weighted like the
            residency; a page demoted and promoted back between two samples
-           is missed); redis-zipf: not measured
+           is missed); redis-zipf: the popular values' pages
 while colder : of those, the ones demoted while pages that are not hot
-           (warm, rare, never touched, the old hot set, the fill) were in
-           the top tier: per interval min(hot pages demoted, colder pages
-           in the top tier at the sample), summed.  Target: 0
+           (warm, rare, never touched, the old hot set, the fill; redis-zipf:
+           redis-server's other pages) were in the top tier: per interval
+           min(hot pages demoted, colder pages in the top tier at the
+           sample), summed.  Target: 0
 p+d/s    : promotions + demotions per second over the last quarter of the
            run (at least one interval): near 0 once the placement is
            stable; DAMON: pgmigrate_success per second (its migrations
@@ -751,14 +771,19 @@ def main():
                         fmt(mt["kthread_cpu_s"], "{:.2f}"), fmt(mt.get("kswapd_cpu_s"), "{:.2f}"),
                         fmt(mt["task_sys_s"], "{:.2f}")]
             if s == "redis-zipf":
-                rows.append([label, fmt(mt["hot_pct"], "{:.1f}"), fmt(mt["top_mb"], "{:.1f}"),
-                             fmt(mt["promoted"]), fmt(mt["demoted"]), fmt(mt["migrated"]),
-                             pressure[0]] + pressure[3:] +
+                rows.append([label, f"{fmt(mt.get('hot_start_pct'), '{:.1f}')}->"
+                             f"{fmt(mt['hot_pct'], '{:.1f}')}", fmt(mt.get("t90"), "{:.0f}"),
+                             fmt(mt.get("mem_pct"), "{:.1f}"), fmt(mt["top_mb"], "{:.1f}"),
+                             fmt(mt["promoted"]), fmt(mt["demoted"]), fmt(mt["migrated"])] +
+                            pressure +
                             [f"{fmt(mt['rps_first'])}->{fmt(mt['rps_steady'])}",
                              fmt(mt["p50_ms"], "{:.2f}"), fmt(mt["p99_ms"], "{:.1f}")])
                 sum_rows.append([mech_short(m), fmt(mt["hot_pct"], "{:.0f}"),
+                                 fmt(mt.get("t90"), "{:.0f}"),
                                  short(mt["promoted"]), short(mt["demoted"]),
                                  fmt(mt.get("churn_pd"), "{:.1f}"),
+                                 short(mt.get("hot_demoted")),
+                                 short(mt.get("hot_demoted_colder")),
                                  short(mt.get("pd_tail_per_s")),
                                  fmt(mt["kthread_cpu_s"], "{:.1f}"),
                                  fmt(mt.get("kswapd_cpu_s"), "{:.1f}"),
@@ -830,12 +855,15 @@ def main():
                   ("hd<c", "", ">"), ("pd/s", "", ">"), ("kthr", "s", ">"), ("kswd", "s", ">"),
                   ("sys", "s", ">")]
         if s == "redis-zipf":
-            cols = base + [("top", "(%)", ">"), ("top", "(MB)", ">"),
+            cols = base + [("hot", "(%)", ">"), ("t90", "(s)", ">"), ("mem", "top %", ">"),
+                           ("top", "(MB)", ">"),
                            ("promoted", "(pages)", ">"), ("demoted", "(pages)", ">"),
-                           ("migrated", "(pages)", ">"), ptail[0]] + ptail[3:] + \
+                           ("migrated", "(pages)", ">")] + ptail + \
                 [("ops/s", "first->steady", ">"), ("p50", "(ms)", ">"), ("p99", "(ms)", ">")]
-            scols = [("mech", "", "<"), ("top", "%", ">"), ("prom", "", ">"), ("dem", "", ">"),
-                     ("chrn", "", ">"), ("pd/s", "", ">"), ("kthr", "s", ">"),
+            scols = [("mech", "", "<"), ("hot", "%", ">"), ("t90", "s", ">"),
+                     ("prom", "", ">"), ("dem", "", ">"),
+                     ("chrn", "", ">"), ("hdem", "", ">"), ("hd<c", "", ">"),
+                     ("pd/s", "", ">"), ("kthr", "s", ">"),
                      ("kswd", "s", ">"), ("sys", "s", ">"), ("ops/s", "", ">"),
                      ("p99", "ms", ">")]
         elif s in PRESSURE:
@@ -995,6 +1023,9 @@ def main():
         pngs.append(png)
         panels = [(3, "% of redis-server's memory in the top tier" if s in REDIS
                    else "hot set in the top tier (%)")]
+        if s == "redis-zipf":
+            panels = [(24, "popular values' pages in the top tier (%)"), panels[0],
+                      (21, "popular values' pages demoted (cumulative)")]
         if s not in REDIS:
             panels.append((4, "cold set in the top tier (%)"))
         if s in PRESSURE and s not in REDIS:
@@ -1007,8 +1038,7 @@ def main():
                "set xlabel 'time (s)'", "set yrange [0:105]"]
         for col, ylabel in panels:
             gp.append(f"set ylabel \"{ylabel}\"")
-            if col != 3:
-                gp.append("set yrange [0:*]")
+            gp.append("set yrange [0:105]" if col in (3, 24) else "set yrange [0:*]")
             gp.append(plot_panel(s, series, col))
         gp.append("unset multiplot")
         # Migrations per second over time: promotions and demotions (the

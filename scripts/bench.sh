@@ -38,9 +38,11 @@
 #                 part 25%, warm 30%, rare 19%; the hot part moves to fresh
 #                 pages at the half
 #   redis-zipf    redis-server with a dataset of 1.5x (quick) or 2x (full) the
-#                 fast node on the slow node, GETs of Zipf-like popularity
-#                 (theta 0.99) from bench/kvzipf, 8 clients; quick 60 s, full
-#                 180 s (VM: slow >= 2 x fast + 1024 MiB)
+#                 fast node, its last keys filling the fast node, the rest on
+#                 the slow node; GETs of Zipf-like popularity (theta 0.99)
+#                 from bench/kvzipf, 8 clients; the hot set: the pages of the
+#                 most popular 10% of the values; quick 60 s, full 180 s
+#                 (VM: slow >= 2 x fast + 1024 MiB)
 #   Their tables add promotions and demotions per interval (plot
 #   migrations-<scenario>.png), churn = (promoted + demoted) / net hot pages
 #   placed, hot pages demoted, kswapd CPU
