@@ -531,9 +531,71 @@ p+d/s    : promotions + demotions per second over the last quarter of the
            count only there)
 kswapd CPU : CPU time of the kswapd* threads (s); compare kthr + kswapd
            with mainline's kswapd + task sys (its fault path)
+targets  : issue 12's targets for each pghot mechanism against mainline
+           tiering of the same run, on the medians: churn at most 1.5
+           (skewed, redis-zipf) or 2 (phase-full); skewed, redis-zipf: hot
+           share at least mainline's (0.5 point of slack) and p+d/s at end
+           at most mainline's or 0.1% of the hot set's pages a second;
+           phase-full: t90' within 1.25 x mainline's (met if mainline
+           never got there); no hot page demoted while colder; kthr +
+           kswapd at most mainline's kswapd + task sys
 migrations-<scenario>.png: promoted, demoted and migrated pages per second
            per sampling interval, one line per mechanism
 """
+
+
+# Issue 12's targets, judged for each pghot mechanism of a pressure
+# scenario against mainline tiering of the same run (medians).
+STATIONARY = {"skewed", "redis-zipf"}
+PD_TAIL_FLOOR = 0.001   # "near zero": 0.1% of the hot set's pages a second
+
+
+def target_lines(s, aggs, mechs):
+    """Lines saying which of issue 12's targets each pghot mechanism met."""
+    ref = aggs.get((s, "tiering")) or aggs.get((s, "base"))
+    if not ref:
+        return []
+    t = ref[0]
+    out = []
+
+    def verdict(ok):
+        return "-" if ok is None else ("met" if ok else "MISSED")
+
+    for m in mechs:
+        if not m.startswith("pghot") or (s, m) not in aggs:
+            continue
+        a = aggs[(s, m)][0]
+        items = []
+        churn_max = 1.5 if s in STATIONARY else 2.0
+        c = a.get("churn_pd")
+        items.append(f"churn {fmt(c, '{:.2f}')} <= {churn_max}: "
+                     f"{verdict(None if c is None else c <= churn_max)}")
+        if s in STATIONARY:
+            h, ht = a.get("hot_pct"), t.get("hot_pct")
+            ok = None if h is None or ht is None else h >= ht - 0.5
+            items.append(f"hot {fmt(h)}% >= mainline {fmt(ht)}%: {verdict(ok)}")
+            pd, pdt = a.get("pd_tail_per_s"), t.get("pd_tail_per_s")
+            floor = PD_TAIL_FLOOR * (a.get("hot_mb") or 0) * 256
+            ok = None if pd is None else pd <= max(pdt or 0, floor)
+            items.append(f"p+d/s at end {fmt(pd)} <= max(mainline {fmt(pdt)}, "
+                         f"{floor:.0f}): {verdict(ok)}")
+        else:
+            x, xt = a.get("t90_after_change"), t.get("t90_after_change")
+            if x is None:
+                ok = False if xt is not None else None
+            else:
+                ok = xt is None or x <= 1.25 * xt
+            items.append(f"t90' {fmt(x)} <= 1.25 x mainline {fmt(xt)}: {verdict(ok)}")
+        d = a.get("hot_demoted_colder")
+        items.append(f"hot demoted while colder {short(d)} = 0: "
+                     f"{verdict(None if d is None else d < 1)}")
+        cpu = (a.get("kthread_cpu_s") or 0) + (a.get("kswapd_cpu_s") or 0)
+        cpu_t = (t.get("kswapd_cpu_s") or 0) + (t.get("task_sys_s") or 0)
+        items.append(f"kmigrated+kswapd {cpu:.1f} s <= mainline kswapd+task sys "
+                     f"{cpu_t:.1f} s: {verdict(cpu <= cpu_t)}")
+        out.append(wrap(f"targets, {mech_short(m)} against {mech_short('tiering')}: " +
+                        "; ".join(items) + "."))
+    return out
 
 
 def wrap(text, width=WIDTH):
@@ -919,6 +981,8 @@ def main():
         summary += [fit_table(sum_rows, scols)]
         if sum_status:
             summary.append(wrap("(" + "; ".join(sum_status) + ")"))
+        if s in PRESSURE:
+            summary += target_lines(s, aggs, smechs)
         summary.append("")
 
         # vmstat deltas: one row per counter, one column per mechanism.
