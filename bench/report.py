@@ -532,7 +532,8 @@ p+d/s    : promotions + demotions per second over the last quarter of the
 kswapd CPU : CPU time of the kswapd* threads (s); compare kthr + kswapd
            with mainline's kswapd + task sys (its fault path)
 targets  : issue 12's targets for each pghot mechanism against mainline
-           tiering of the same run, on the medians: churn at most 1.5
+           tiering (tier, or base without it) of the same run, on the
+           medians: churn at most 1.5
            (skewed, redis-zipf) or 2 (phase-full); skewed, redis-zipf: hot
            share at least mainline's (0.5 point of slack) and p+d/s at end
            at most mainline's or 0.1% of the hot set's pages a second;
@@ -552,10 +553,10 @@ PD_TAIL_FLOOR = 0.001   # "near zero": 0.1% of the hot set's pages a second
 
 def target_lines(s, aggs, mechs):
     """Lines saying which of issue 12's targets each pghot mechanism met."""
-    ref = aggs.get((s, "tiering")) or aggs.get((s, "base"))
+    ref = next((r for r in ("tiering", "base") if (s, r) in aggs), None)
     if not ref:
         return []
-    t = ref[0]
+    t = aggs[(s, ref)][0]
     out = []
 
     def verdict(ok):
@@ -593,7 +594,7 @@ def target_lines(s, aggs, mechs):
         cpu_t = (t.get("kswapd_cpu_s") or 0) + (t.get("task_sys_s") or 0)
         items.append(f"kmigrated+kswapd {cpu:.1f} s <= mainline kswapd+task sys "
                      f"{cpu_t:.1f} s: {verdict(cpu <= cpu_t)}")
-        out.append(wrap(f"targets, {mech_short(m)} against {mech_short('tiering')}: " +
+        out.append(wrap(f"targets, {mech_short(m)} against {mech_short(ref)}: " +
                         "; ".join(items) + "."))
     return out
 
