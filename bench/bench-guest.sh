@@ -51,6 +51,11 @@
 #              rank r asked with weight 1/(r+1)^theta), the length of a
 #              reported round, and the most popular keys whose pages are the
 #              hot set (% of the keys, default 10)
+#   zipf_hot_meta  redis-zipf: 1 (the default) adds to the hot set the
+#              pages of redis-server's per-key objects and tables (names,
+#              dict entries, robjs, bucket slots) that get at least the share
+#              of the GETs of the least popular hot key (kvzipf --map
+#              --meta); 0: the hot values' pages only
 #   scan_period_min_ms, scan_delay_ms
 #              NUMA-balancing scan tunables to set; empty (the default): the
 #              kernel's own values (scatter-slow sets scan_period_min_ms=4000)
@@ -90,7 +95,7 @@ damon_sample_us=5000 damon_aggr_us=100000 damon_min_regions=10
 damon_max_regions=1000 damon_cold_age=50 enable_only=0 stop_only=0
 pghot_tune=""
 skew_hot_pct="" skew_warm_pct="" skew_warm_ms=8000 skew_rare_pct="" skew_rare_ms=60000
-zipf_theta=0.99 zipf_round_s=5 zipf_hot_pct=10
+zipf_theta=0.99 zipf_round_s=5 zipf_hot_pct=10 zipf_hot_meta=1
 for a in "$@"; do
 	case ${a%%=*} in
 	scenario|mech|size_mb|hot_pct|threads|chunks|seconds|interval|lines|\
@@ -99,7 +104,8 @@ for a in "$@"; do
 	damon_min_regions|damon_max_regions|damon_cold_age|scatter_pct|c100ms|\
 	c1s|c5s|c30s|once|seed|sample_max|fill_leave_mb|scan_period_min_ms|\
 	scan_delay_ms|pghot_tune|skew_hot_pct|skew_warm_pct|skew_warm_ms|\
-	skew_rare_pct|skew_rare_ms|zipf_theta|zipf_round_s|zipf_hot_pct)
+	skew_rare_pct|skew_rare_ms|zipf_theta|zipf_round_s|zipf_hot_pct|\
+	zipf_hot_meta)
 		eval "${a%%=*}=\${a#*=}" ;;
 	__enable) enable_only=1 ;;
 	__stop) stop_only=1 ;;
@@ -377,7 +383,8 @@ run_redis() {
 # scattered over the keyspace, so the fast node starts with about its share
 # of them and full: a popular value can come up only if another goes down.
 # kvzipf --map lists the pages that hold the values of the most popular
-# zipf_hot_pct% of the keys; the sampler follows them as the hot set.  Then
+# zipf_hot_pct% of the keys (zipf_hot_meta=1: and the pages of the tables
+# that get as many GETs); the sampler follows them as the hot set.  Then
 # kvzipf GETs for `seconds`.
 run_redis_zipf() {
 	command -v kvzipf >/dev/null || die "kvzipf is not in the initramfs (bench/Makefile builds it)"
@@ -408,15 +415,20 @@ run_redis_zipf() {
 	done
 	load_s=$(($(date +%s) - t0))
 	used=$(redis-cli -s /tmp/redis.sock info memory | sed -n 's/^used_memory:\([0-9]*\).*/\1/p')
+	case $zipf_hot_meta in
+	0) meta="" what="" ;;
+	1) meta=--meta what=", and the pages of redis-server's per-key objects and tables as hot" ;;
+	*) die "zipf_hot_meta must be 0 or 1, not $zipf_hot_meta" ;;
+	esac
 	kvzipf --map "$rpid" --keys "$redis_keys" --value "$redis_value" --theta "$zipf_theta" \
-		--hot-pct "$zipf_hot_pct" --seed "$seed" > /tmp/redis/hotpages ||
+		--hot-pct "$zipf_hot_pct" --seed "$seed" $meta > /tmp/redis/hotpages ||
 		die "redis-zipf: kvzipf --map failed"
 	note "redis-zipf: $redis_keys keys of $redis_value bytes (used_memory $((${used:-0} >> 20)) MB)" \
 		"loaded in $chunks chunk(s): keys 0..$((redis_keys - keys_fast - 1)) moved to node $slow," \
 		"the last $keys_fast left on node $fast ($free MB free before, $(node_free_mb "$fast") MB" \
 		"after); GETs of Zipf-like popularity (theta $zipf_theta, popular keys scattered over the" \
 		"keyspace) from $redis_clients clients for $seconds s; demotion_enabled=1; hot set: the" \
-		"pages of the most popular $zipf_hot_pct% of the keys ($(sed -n 's/^# kvzipf map: //p' /tmp/redis/hotpages))"
+		"pages of the most popular $zipf_hot_pct% of the keys$what ($(sed -n 's/^# kvzipf map: //p' /tmp/redis/hotpages))"
 	/tmp/enable.sh
 	hotset --watch "$rpid" --seconds 100000 --interval "$interval" \
 		--vmstat "$VMSTAT" --kthreads "$KTHREADS" --cpu-of kswapd:kswapd \

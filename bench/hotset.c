@@ -750,6 +750,7 @@ static int load_watch_pages(const char *path)
 {
 	char line[64];
 	size_t max = 0;
+	bool tail = false;
 	FILE *f = fopen(path, "r");
 
 	if (!f) {
@@ -757,10 +758,13 @@ static int load_watch_pages(const char *path)
 		return -1;
 	}
 	while (fgets(line, sizeof(line), f)) {
+		bool rest = tail;
 		char *end;
 		unsigned long long a = strtoull(line, &end, 16);
 
-		if (line[0] == '#' || end == line)
+		/* The rest of a line longer than @line (a comment) is not an address. */
+		tail = !strchr(line, '\n');
+		if (rest || line[0] == '#' || end == line)
 			continue;
 		if (wp_nr == max) {
 			void **p;

@@ -9,7 +9,7 @@
  *       A value of at least TAG_LEN bytes starts with a tag naming its key
  *       ("kvz:%012d;"), so that --map can find it in redis-server's memory.
  *
- *   kvzipf --map PID --keys N [--hot-pct P] [--theta S] [--seed N]
+ *   kvzipf --map PID --keys N [--hot-pct P] [--theta S] [--seed N] [--meta]
  *       After a --load: list the pages of process PID (redis-server) that
  *       hold the values of the most popular P% of the keys (10 by default;
  *       the popularity and permutation of a run with the same --keys,
@@ -21,6 +21,22 @@
  *       do not move afterwards: redis-server frees or reallocates a value
  *       only when it is written (and active defragmentation is off by
  *       default), and GETs do not write.
+ *
+ *       With --meta, a GET's other reads count too: the key's name (an
+ *       sds "key:%012d"), the dict entry that points to it, the value's
+ *       robj (which points to the value), and the bucket slot or chain
+ *       pointer that points to the dict entry, each found by scanning for
+ *       the pointer (redis-server 7.0's layout).  A page is then listed if
+ *       the GETs that touch one of these, or a value, on it add up to at
+ *       least the share of the least popular hot key: the pages as hot as
+ *       the hot values' pages, which include the tables whose pages mix
+ *       many keys.  The comment line adds how many objects of each kind it
+ *       found, and how many pages get half to once and a quarter to half
+ *       that share (how sharp the line between hot and not is).  What it
+ *       does not find (the allocator's metadata, chain entries walked
+ *       past, client buffers) is left out of the list.  These objects
+ *       stay put too: GETs add no key, so the dict is not resized (active
+ *       rehashing finishes a resize within seconds of the load's end).
  *
  *   kvzipf --socket PATH --keys N [--theta S] [--clients C] [--seconds T]
  *          [--round-s R] [--seed N]
@@ -65,7 +81,7 @@ static struct {
 	size_t keys, value, first, clients;
 	double theta, seconds, round_s, hot_pct;
 	unsigned long seed;
-	bool load;
+	bool load, meta;
 	int map_pid;
 } opt = { .keys = 100000, .value = 512, .clients = 8, .theta = 0.99,
 	  .seconds = 60, .round_s = 5, .seed = 1, .hot_pct = 10 };
@@ -506,44 +522,174 @@ static int run(void)
 	return rc;
 }
 
-/* --map: the pages found so far, growing. */
+/* --map: the pages found so far, growing, each with the GET share it gets. */
 struct page_list {
 	uint64_t *addr;
+	double *share;
 	size_t nr, max;
 };
 
-static int page_list_add(struct page_list *l, uint64_t addr)
+static int page_list_add(struct page_list *l, uint64_t addr, double share)
 {
-	if (l->nr && l->addr[l->nr - 1] == addr)
-		return 0;	/* a value's pages come in address order */
 	if (l->nr == l->max) {
 		size_t m = l->max ? 2 * l->max : 65536;
 		uint64_t *p = realloc(l->addr, m * sizeof(*p));
+		double *q;
 
 		if (!p)
 			return -1;
 		l->addr = p;
+		q = realloc(l->share, m * sizeof(*q));
+		if (!q)
+			return -1;
+		l->share = q;
 		l->max = m;
 	}
-	l->addr[l->nr++] = addr;
+	l->addr[l->nr] = addr;
+	l->share[l->nr++] = share;
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* Add @share to every page of [@a, @a + @len). */
+static int page_list_add_range(struct page_list *l, uint64_t a, size_t len,
+			       double share, size_t pgsz)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	uint64_t last = a + len - 1;
 
-	return x < y ? -1 : x > y;
+	for (a &= ~(uint64_t)(pgsz - 1); a <= last; a += pgsz)
+		if (page_list_add(l, a, share))
+			return -1;
+	return 0;
 }
 
-/* Parse the 12 digits of a tag; -1 if @p is not a whole tag. */
-static long long tag_key(const char *p)
+static int cmp_page(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/*
+ * Sort @l by page and sum the shares of each page into its first entry;
+ * returns the number of distinct pages, which then start the arrays.
+ */
+static size_t page_list_merge(struct page_list *l)
+{
+	struct { uint64_t addr; double share; } *e = malloc(l->nr * sizeof(*e));
+	size_t n = 0;
+
+	if (!e)
+		return 0;
+	for (size_t i = 0; i < l->nr; i++) {
+		e[i].addr = l->addr[i];
+		e[i].share = l->share[i];
+	}
+	qsort(e, l->nr, sizeof(*e), cmp_page);
+	for (size_t i = 0; i < l->nr; i++) {
+		if (n && l->addr[n - 1] == e[i].addr) {
+			l->share[n - 1] += e[i].share;
+			continue;
+		}
+		l->addr[n] = e[i].addr;
+		l->share[n++] = e[i].share;
+	}
+	free(e);
+	return n;
+}
+
+/* --meta: addresses of redis-server's per-key objects, to their key. */
+struct addr_map {
+	uint64_t *addr;		/* 0: empty slot */
+	uint32_t *key;
+	size_t mask, nr;
+	uint64_t lo, hi;	/* the range of the addresses held */
+};
+
+static int addr_map_init(struct addr_map *m, size_t max)
+{
+	size_t cap = 1024;
+
+	while (cap < 2 * max)
+		cap *= 2;
+	m->addr = calloc(cap, sizeof(*m->addr));
+	m->key = calloc(cap, sizeof(*m->key));
+	m->mask = cap - 1;
+	m->nr = 0;
+	m->lo = UINT64_MAX;
+	m->hi = 0;
+	return m->addr && m->key ? 0 : -1;
+}
+
+static size_t addr_slot(const struct addr_map *m, uint64_t a)
+{
+	size_t i = (size_t)((a >> 3) * 0x9e3779b97f4a7c15ULL >> 20) & m->mask;
+
+	while (m->addr[i] && m->addr[i] != a)
+		i = (i + 1) & m->mask;
+	return i;
+}
+
+/* Map @a to @k; a full map (more than half used) keeps the old ones. */
+static void addr_map_put(struct addr_map *m, uint64_t a, size_t k)
+{
+	size_t i;
+
+	if (!a || 2 * (m->nr + 1) > m->mask + 1)
+		return;
+	i = addr_slot(m, a);
+	if (!m->addr[i])
+		m->nr++;
+	m->addr[i] = a;
+	m->key[i] = k;
+	if (a < m->lo)
+		m->lo = a;
+	if (a > m->hi)
+		m->hi = a;
+}
+
+/* The key @a maps to, or -1. */
+static long long addr_map_get(const struct addr_map *m, uint64_t a)
+{
+	size_t i;
+
+	if (a < m->lo || a > m->hi)
+		return -1;
+	i = addr_slot(m, a);
+	return m->addr[i] ? (long long)m->key[i] : -1;
+}
+
+/* Length of a key's name: "key:" and 12 digits. */
+#define KEY_LEN 16
+
+/* What --map knows of redis-server's memory. */
+struct map_state {
+	struct page_list pages;
+	struct addr_map values;	/* value sds -> key */
+	struct addr_map names;	/* key name sds -> key (candidates) */
+	struct addr_map entries;	/* dict entry -> key */
+	uint8_t *seen;		/* per key: MAP_SEEN_* counted already */
+	size_t found;
+	size_t pgsz;
+	double hot_share;	/* share of the least popular hot key */
+	const bool *is_hot;
+};
+
+enum { MAP_SEEN_ROBJ = 1, MAP_SEEN_ENTRY = 2, MAP_SEEN_SLOT = 4 };
+
+/* Share of the GETs that go to key @k. */
+static double key_share(size_t k, const uint32_t *rank)
+{
+	size_t r = rank[k];
+
+	return r ? cdf[r] - cdf[r - 1] : cdf[0];
+}
+
+/* Parse @n decimal digits at @p; -1 if one is not a digit. */
+static long long digits(const char *p, int n)
 {
 	long long k = 0;
 
-	if (memcmp(p, "kvz:", 4) || p[TAG_LEN - 1] != ';')
-		return -1;
-	for (int i = 4; i < TAG_LEN - 1; i++) {
+	for (int i = 0; i < n; i++) {
 		if (p[i] < '0' || p[i] > '9')
 			return -1;
 		k = k * 10 + (p[i] - '0');
@@ -551,13 +697,104 @@ static long long tag_key(const char *p)
 	return k;
 }
 
+/* Parse the 12 digits of a tag; -1 if @p is not a whole tag. */
+static long long tag_key(const char *p)
+{
+	if (memcmp(p, "kvz:", 4) || p[TAG_LEN - 1] != ';')
+		return -1;
+	return digits(p + 4, TAG_LEN - 5);
+}
+
+/* Parse a key's name as an sds holds it ("key:" 12 digits, a NUL); or -1. */
+static long long name_key(const char *p)
+{
+	if (memcmp(p, "key:", 4) || p[KEY_LEN] != '\0')
+		return -1;
+	return digits(p + 4, KEY_LEN - 4);
+}
+
 /*
- * Find the tags in [@start, @end) of the process behind @mem, and add the
- * pages of each hot value to @hot.  Reads in chunks that overlap by a tag,
- * so that a tag across a chunk boundary is seen once.
+ * The strings at @p (address @a) of a chunk that starts at @buf: a value's
+ * tag, or with --meta a key's name.
  */
-static int map_range(int mem, uint64_t start, uint64_t end, const bool *is_hot,
-		     struct page_list *hot, size_t *found, size_t pgsz)
+static int map_string(struct map_state *st, const char *buf, const char *p,
+		      uint64_t a, const uint32_t *rank)
+{
+	long long k = tag_key(p);
+
+	/*
+	 * A tag or a name right after a line end is a copy in a protocol
+	 * buffer ("$BYTES\r\n" then the string), not a stored sds, which
+	 * comes after its header.
+	 */
+	if (p > buf && p[-1] == '\n')
+		return 0;
+	if (k >= 0 && (size_t)k < opt.keys) {
+		st->found++;
+		if (!opt.meta) {
+			if (st->is_hot[k])
+				return page_list_add_range(&st->pages, a, opt.value, 1, st->pgsz);
+			return 0;
+		}
+		addr_map_put(&st->values, a, k);
+		return page_list_add_range(&st->pages, a, opt.value,
+					   key_share(k, rank), st->pgsz);
+	}
+	k = opt.meta ? name_key(p) : -1;
+	if (k >= 0 && (size_t)k < opt.keys)
+		addr_map_put(&st->names, a, k);
+	return 0;
+}
+
+/*
+ * Count key @k's object of kind @seen, [@a, @a + @len), on its pages, once:
+ * a stale pointer found later (in freed memory) adds nothing.
+ */
+static int map_object(struct map_state *st, long long k, uint8_t seen, uint64_t a,
+		      size_t len, const uint32_t *rank)
+{
+	if (st->seen[k] & seen)
+		return 0;
+	st->seen[k] |= seen;
+	return page_list_add_range(&st->pages, a, len, key_share(k, rank), st->pgsz);
+}
+
+/*
+ * The word @w at address @a, in pass @pass (see map_range()): a robj's ptr
+ * to a value, a dict entry's key (the entry's first word), or a slot or a
+ * next pointer to a dict entry.
+ */
+static int map_word(struct map_state *st, int pass, uint64_t a, uint64_t w,
+		    const uint32_t *rank)
+{
+	long long k;
+
+	if (pass == 1 && (k = addr_map_get(&st->values, w)) >= 0)
+		return map_object(st, k, MAP_SEEN_ROBJ, a, 8, rank);
+	if (pass == 1 && (k = addr_map_get(&st->names, w)) >= 0) {
+		if (!(st->seen[k] & MAP_SEEN_ENTRY))
+			addr_map_put(&st->entries, a, k);
+		/* The name is read through the entry: count both or neither. */
+		if (!(st->seen[k] & MAP_SEEN_ENTRY) &&
+		    page_list_add_range(&st->pages, w, KEY_LEN, key_share(k, rank), st->pgsz))
+			return -1;
+		return map_object(st, k, MAP_SEEN_ENTRY, a, 24, rank);
+	}
+	if (pass == 2 && (k = addr_map_get(&st->entries, w)) >= 0)
+		return map_object(st, k, MAP_SEEN_SLOT, a, 8, rank);
+	return 0;
+}
+
+/*
+ * Scan [@start, @end) of the process behind @mem.  Pass 0 finds the
+ * strings (tags, names); pass 1 the words that point to a value (a robj's
+ * ptr, 8 bytes into it) or to a name (a dict entry's key, its first word);
+ * pass 2 the words that point to a dict entry (a bucket slot or the next
+ * pointer of another entry).  Reads in chunks that overlap by a tag, so
+ * that a string across a chunk boundary is seen once.
+ */
+static int map_range(int mem, uint64_t start, uint64_t end, int pass,
+		     struct map_state *st, const uint32_t *rank)
 {
 	enum { CHUNK = 1 << 20 };
 	static char buf[CHUNK + TAG_LEN];
@@ -566,66 +803,58 @@ static int map_range(int mem, uint64_t start, uint64_t end, const bool *is_hot,
 		size_t want = end - at < CHUNK + TAG_LEN ? end - at : CHUNK + TAG_LEN;
 		size_t scan = want < CHUNK ? want : CHUNK;
 		ssize_t got = pread(mem, buf, want, (off_t)at);
-		char *p = buf;
+		char *p = buf, *end_colon;
 
 		if (got < (ssize_t)want)
 			continue;	/* an unreadable hole (guard page, unmapped) */
-		while ((p = memmem(p, buf + want - p, "kvz:", 4)) && p < buf + scan) {
-			long long k;
-			uint64_t a, last;
+		if (pass > 0) {
+			for (size_t off = 0; off + 8 <= scan; off += 8) {
+				uint64_t w;
 
-			if (p + TAG_LEN > buf + want)
-				break;
-			k = tag_key(p);
-			/*
-			 * A tag right after a line end is a copy in a protocol
-			 * buffer ("$BYTES\r\n" then the value), not a stored
-			 * value (an sds, after its header).
-			 */
-			if (k < 0 || (size_t)k >= opt.keys || (p > buf && p[-1] == '\n')) {
-				p++;
-				continue;
+				memcpy(&w, buf + off, 8);
+				if (map_word(st, pass, at + off, w, rank))
+					return -1;
 			}
-			(*found)++;
-			a = at + (p - buf);
-			last = a + opt.value - 1;
-			if (is_hot[k])
-				for (a &= ~(uint64_t)(pgsz - 1); a <= last; a += pgsz)
-					if (page_list_add(hot, a))
-						return -1;
-			p += TAG_LEN;
+			continue;
+		}
+		/*
+		 * A string is this chunk's if it starts before @scan: its
+		 * colon, 3 bytes in, may be past it.
+		 */
+		end_colon = buf + (scan + 3 < want ? scan + 3 : want);
+		while ((p = memchr(p, ':', end_colon - p))) {
+			char *s = p - 3;
+
+			p++;
+			if (s < buf || s + TAG_LEN > buf + want)
+				continue;
+			if (map_string(st, buf, s, at + (s - buf), rank))
+				return -1;
 		}
 	}
 	return 0;
 }
 
-/* --map: print the pages that hold the hot keys' values. */
-static int map(void)
+/* Run pass @pass of map_range() over the writable private mappings of PID. */
+static int map_pass(int pass, struct map_state *st, const uint32_t *rank)
 {
-	size_t pgsz = sysconf(_SC_PAGESIZE), hot_keys, found = 0, uniq = 0;
-	struct page_list hot = { 0 };
 	char path[64], line[512];
-	bool *is_hot;
 	FILE *maps;
-	int mem;
+	int mem, rc = 0;
 
-	if (setup_zipf())
-		return 1;
-	hot_keys = (size_t)(opt.hot_pct / 100 * opt.keys);
-	is_hot = calloc(opt.keys, sizeof(*is_hot));
-	if (!is_hot)
-		return 1;
-	for (size_t r = 0; r < hot_keys; r++)
-		is_hot[rank_key(r)] = true;
 	snprintf(path, sizeof(path), "/proc/%d/maps", opt.map_pid);
 	maps = fopen(path, "r");
 	snprintf(path, sizeof(path), "/proc/%d/mem", opt.map_pid);
 	mem = open(path, O_RDONLY);
 	if (!maps || mem < 0) {
 		perror("kvzipf: /proc/PID/maps or mem");
-		return 1;
+		if (maps)
+			fclose(maps);
+		if (mem >= 0)
+			close(mem);
+		return -1;
 	}
-	while (fgets(line, sizeof(line), maps)) {
+	while (!rc && fgets(line, sizeof(line), maps)) {
 		unsigned long long start, end;
 		char perms[8];
 
@@ -634,26 +863,90 @@ static int map(void)
 		    perms[0] != 'r' || perms[1] != 'w' || perms[3] != 'p' ||
 		    strstr(line, "[vvar]") || strstr(line, "[vsyscall]"))
 			continue;
-		if (map_range(mem, start, end, is_hot, &hot, &found, pgsz)) {
+		rc = map_range(mem, start, end, pass, st, rank);
+		if (rc)
 			fprintf(stderr, "kvzipf: out of memory\n");
-			return 1;
-		}
 	}
 	fclose(maps);
 	close(mem);
-	qsort(hot.addr, hot.nr, sizeof(*hot.addr), cmp_u64);
-	for (size_t i = 0; i < hot.nr; i++) {
-		if (i && hot.addr[i] == hot.addr[i - 1])
+	return rc;
+}
+
+/* --map: print the pages that hold the hot keys' values (--meta: and more). */
+static int map(void)
+{
+	size_t hot_keys, uniq, listed = 0;
+	struct map_state st = { .pgsz = sysconf(_SC_PAGESIZE) };
+	uint32_t *rank;
+	bool *is_hot;
+
+	if (setup_zipf())
+		return 1;
+	hot_keys = (size_t)(opt.hot_pct / 100 * opt.keys);
+	is_hot = calloc(opt.keys, sizeof(*is_hot));
+	rank = calloc(opt.keys, sizeof(*rank));
+	st.seen = calloc(opt.keys, sizeof(*st.seen));
+	if (!is_hot || !rank || !st.seen)
+		return 1;
+	for (size_t r = 0; r < opt.keys; r++) {
+		rank[rank_key(r)] = r;
+		if (r < hot_keys)
+			is_hot[rank_key(r)] = true;
+	}
+	st.is_hot = is_hot;
+	st.hot_share = hot_keys ? key_share(rank_key(hot_keys - 1), rank) : 1;
+	if (opt.meta && (addr_map_init(&st.values, 2 * opt.keys) ||
+			 addr_map_init(&st.names, 4 * opt.keys) ||
+			 addr_map_init(&st.entries, opt.keys)))
+		return 1;
+	for (int pass = 0; pass < (opt.meta ? 3 : 1); pass++)
+		if (map_pass(pass, &st, rank))
+			return 1;
+	uniq = page_list_merge(&st.pages);
+	if (st.pages.nr && !uniq)
+		return 1;
+	for (size_t i = 0; i < uniq; i++) {
+		/*
+		 * Without --meta only the hot values' pages were added;
+		 * with it, a page is hot if it gets as many GETs as the
+		 * least popular hot value.  The float sum may round that
+		 * value's own share down by a few ulps: hence the slack.
+		 */
+		if (opt.meta && st.pages.share[i] < st.hot_share * (1 - 1e-9))
 			continue;
-		printf("%llx\n", (unsigned long long)hot.addr[i]);
-		uniq++;
+		printf("%llx\n", (unsigned long long)st.pages.addr[i]);
+		listed++;
 	}
 	printf("# kvzipf map: values_found=%zu keys=%zu hot_keys=%zu hot_pages=%zu "
-	       "hot_gets_pct=%.1f\n", found, opt.keys, hot_keys, uniq,
+	       "hot_gets_pct=%.1f", st.found, opt.keys, hot_keys, listed,
 	       hot_keys ? 100 * cdf[hot_keys - 1] : 0.0);
-	if (found < opt.keys) {
+	if (opt.meta) {
+		size_t robjs = 0, slots = 0, half = 0, quarter = 0;
+
+		for (size_t k = 0; k < opt.keys; k++) {
+			robjs += !!(st.seen[k] & MAP_SEEN_ROBJ);
+			slots += !!(st.seen[k] & MAP_SEEN_SLOT);
+		}
+		/* How sharp the line is: the pages just under it. */
+		for (size_t i = 0; i < uniq; i++) {
+			half += st.pages.share[i] < st.hot_share * (1 - 1e-9) &&
+				st.pages.share[i] >= st.hot_share / 2;
+			quarter += st.pages.share[i] < st.hot_share / 2 &&
+				   st.pages.share[i] >= st.hot_share / 4;
+		}
+		printf(" meta=1 robjs=%zu entries=%zu slots=%zu pages_seen=%zu hot_key_share=%.3g"
+		       " pages_half_as_hot=%zu pages_quarter_as_hot=%zu",
+		       robjs, st.entries.nr, slots, uniq, st.hot_share, half, quarter);
+	}
+	printf("\n");
+	if (st.found < opt.keys) {
 		fprintf(stderr, "kvzipf: found %zu of %zu values (loaded without tags?)\n",
-			found, opt.keys);
+			st.found, opt.keys);
+		return 1;
+	}
+	if (opt.meta && st.entries.nr < opt.keys) {
+		fprintf(stderr, "kvzipf: found %zu of %zu dict entries (not redis 7.0's layout?)\n",
+			st.entries.nr, opt.keys);
 		return 1;
 	}
 	return 0;
@@ -666,7 +959,7 @@ static void usage(const char *prog)
 		"       %s --socket PATH --keys N [--theta S] [--clients C] [--seconds T]\n"
 		"          [--round-s R] [--seed N]\n"
 		"       %s --map PID --keys N --value BYTES [--hot-pct P] [--theta S]\n"
-		"          [--seed N]\n", prog, prog, prog);
+		"          [--seed N] [--meta]\n", prog, prog, prog);
 	exit(2);
 }
 
@@ -677,7 +970,7 @@ int main(int argc, char **argv)
 		{ "first", 1, 0, 'f' }, { "clients", 1, 0, 'c' }, { "theta", 1, 0, 't' },
 		{ "seconds", 1, 0, 'd' }, { "round-s", 1, 0, 'r' }, { "seed", 1, 0, 'S' },
 		{ "load", 0, 0, 'L' }, { "map", 1, 0, 'M' }, { "hot-pct", 1, 0, 'H' },
-		{ 0 }
+		{ "meta", 0, 0, 'm' }, { 0 }
 	};
 	int c;
 
@@ -695,6 +988,7 @@ int main(int argc, char **argv)
 		case 'L': opt.load = true; break;
 		case 'M': opt.map_pid = strtol(optarg, NULL, 0); break;
 		case 'H': opt.hot_pct = strtod(optarg, NULL); break;
+		case 'm': opt.meta = true; break;
 		default: usage(argv[0]);
 		}
 	}

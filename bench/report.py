@@ -230,7 +230,8 @@ def metrics(scen, run):
             m[k] = sum(vals[-tail:]) / tail if vals else None
         if "keyhot_top_pct" in last:
             # redis-zipf: the hot set is the pages of the most popular
-            # values (kvzipf --map); the fast node starts full, so the
+            # values and of the objects and tables as hot (kvzipf --map
+            # --meta); the fast node starts full, so the
             # churn is per net hot page placed, as in the other
             # overcommitted scenarios, and redis-server's memory in the
             # top tier (top %) barely moves.
@@ -468,8 +469,10 @@ Legend
 ------
 hot      : share of the hot set in the top tier at the end (%); redis: share
            of redis-server's memory in the top tier; redis-zipf: share of
-           the pages that hold the most popular values (start->end), and
-           `mem top` the share of redis-server's memory
+           the pages that hold the most popular values and (with
+           zipf_hot_meta=1, the default) the pages of redis-server's
+           per-key objects and tables that get as many GETs (start->end),
+           and `mem top` the share of redis-server's memory
 over     : pages not in the hot set in the top tier at the end, as % of the
            hot-set size (over-promotion; in `overcommit` the head of the
            buffer starts there; after a phase change the old hot set counts);
