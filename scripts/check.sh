@@ -153,6 +153,10 @@ fi
 section "htmldocs"
 run_script "htmldocs admin-guide/mm and kernel-doc: no new warnings" htmldocs.sh htmldocs
 
+# --- 4d. the benchmark's redis-zipf hot set, on the host ----------------------
+section "kvzipf"
+run_script "kvzipf --map finds redis-server's values and per-key objects" kvzipf-check.sh kvzipf
+
 # --- parsing helpers ----------------------------------------------------------
 # KUnit: test-case lines (depth 1) of the KTAP output in a console log.
 kunit_results() { # label console.log kernel
