@@ -569,17 +569,14 @@ static int cmp_page(const void *a, const void *b)
 	return *x < *y ? -1 : *x > *y;
 }
 
-/*
- * Sort @l by page and sum the shares of each page into its first entry;
- * returns the number of distinct pages, which then start the arrays.
- */
-static size_t page_list_merge(struct page_list *l)
+/* Sort @l by page, one entry per page with the sum of its shares. */
+static int page_list_merge(struct page_list *l)
 {
-	struct { uint64_t addr; double share; } *e = malloc(l->nr * sizeof(*e));
+	struct { uint64_t addr; double share; } *e = malloc((l->nr + 1) * sizeof(*e));
 	size_t n = 0;
 
 	if (!e)
-		return 0;
+		return -1;
 	for (size_t i = 0; i < l->nr; i++) {
 		e[i].addr = l->addr[i];
 		e[i].share = l->share[i];
@@ -594,7 +591,8 @@ static size_t page_list_merge(struct page_list *l)
 		l->share[n++] = e[i].share;
 	}
 	free(e);
-	return n;
+	l->nr = n;
+	return 0;
 }
 
 /* --meta: addresses of redis-server's per-key objects, to their key. */
@@ -772,11 +770,11 @@ static int map_word(struct map_state *st, int pass, uint64_t a, uint64_t w,
 	if (pass == 1 && (k = addr_map_get(&st->values, w)) >= 0)
 		return map_object(st, k, MAP_SEEN_ROBJ, a, 8, rank);
 	if (pass == 1 && (k = addr_map_get(&st->names, w)) >= 0) {
-		if (!(st->seen[k] & MAP_SEEN_ENTRY))
-			addr_map_put(&st->entries, a, k);
-		/* The name is read through the entry: count both or neither. */
-		if (!(st->seen[k] & MAP_SEEN_ENTRY) &&
-		    page_list_add_range(&st->pages, w, KEY_LEN, key_share(k, rank), st->pgsz))
+		if (st->seen[k] & MAP_SEEN_ENTRY)
+			return 0;
+		addr_map_put(&st->entries, a, k);
+		/* The name is read through the entry: count it with the entry. */
+		if (page_list_add_range(&st->pages, w, KEY_LEN, key_share(k, rank), st->pgsz))
 			return -1;
 		return map_object(st, k, MAP_SEEN_ENTRY, a, 24, rank);
 	}
@@ -875,7 +873,8 @@ static int map_pass(int pass, struct map_state *st, const uint32_t *rank)
 /* --map: print the pages that hold the hot keys' values (--meta: and more). */
 static int map(void)
 {
-	size_t hot_keys, uniq, listed = 0;
+	size_t hot_keys, listed = 0;
+	double line;
 	struct map_state st = { .pgsz = sysconf(_SC_PAGESIZE) };
 	uint32_t *rank;
 	bool *is_hot;
@@ -902,17 +901,17 @@ static int map(void)
 	for (int pass = 0; pass < (opt.meta ? 3 : 1); pass++)
 		if (map_pass(pass, &st, rank))
 			return 1;
-	uniq = page_list_merge(&st.pages);
-	if (st.pages.nr && !uniq)
+	if (page_list_merge(&st.pages))
 		return 1;
-	for (size_t i = 0; i < uniq; i++) {
-		/*
-		 * Without --meta only the hot values' pages were added;
-		 * with it, a page is hot if it gets as many GETs as the
-		 * least popular hot value.  The float sum may round that
-		 * value's own share down by a few ulps: hence the slack.
-		 */
-		if (opt.meta && st.pages.share[i] < st.hot_share * (1 - 1e-9))
+	/*
+	 * Without --meta only the hot values' pages were added; with it, a
+	 * page is hot if it gets as many GETs as the least popular hot
+	 * value.  The float sum may round that value's own share down by a
+	 * few ulps: hence the slack.
+	 */
+	line = st.hot_share * (1 - 1e-9);
+	for (size_t i = 0; i < st.pages.nr; i++) {
+		if (opt.meta && st.pages.share[i] < line)
 			continue;
 		printf("%llx\n", (unsigned long long)st.pages.addr[i]);
 		listed++;
@@ -928,15 +927,15 @@ static int map(void)
 			slots += !!(st.seen[k] & MAP_SEEN_SLOT);
 		}
 		/* How sharp the line is: the pages just under it. */
-		for (size_t i = 0; i < uniq; i++) {
-			half += st.pages.share[i] < st.hot_share * (1 - 1e-9) &&
-				st.pages.share[i] >= st.hot_share / 2;
-			quarter += st.pages.share[i] < st.hot_share / 2 &&
-				   st.pages.share[i] >= st.hot_share / 4;
+		for (size_t i = 0; i < st.pages.nr; i++) {
+			double sh = st.pages.share[i];
+
+			half += sh < line && sh >= st.hot_share / 2;
+			quarter += sh < st.hot_share / 2 && sh >= st.hot_share / 4;
 		}
 		printf(" meta=1 robjs=%zu entries=%zu slots=%zu pages_seen=%zu hot_key_share=%.3g"
 		       " pages_half_as_hot=%zu pages_quarter_as_hot=%zu",
-		       robjs, st.entries.nr, slots, uniq, st.hot_share, half, quarter);
+		       robjs, st.entries.nr, slots, st.pages.nr, st.hot_share, half, quarter);
 	}
 	printf("\n");
 	if (st.found < opt.keys) {

@@ -25,7 +25,8 @@ cleanup() {
 trap cleanup EXIT
 
 gcc -O2 -Wall -Wextra -Werror -Wno-sign-compare -o "$dir/kvzipf" "$ROOT/bench/kvzipf.c" -lpthread
-# A child of this shell, so that it may read its memory without root.
+# kvzipf --map reads redis-server's memory through /proc/PID/mem, which
+# takes root (make check runs as root) or kernel.yama.ptrace_scope=0.
 redis-server --port 0 --unixsocket "$dir/redis.sock" --save '' --appendonly no \
 	--dir "$dir" > "$dir/redis.log" 2>&1 &
 rpid=$!
