@@ -55,7 +55,9 @@
 #              pages of redis-server's per-key objects and tables (names,
 #              dict entries, robjs, bucket slots) that get at least the share
 #              of the GETs of the least popular hot key (kvzipf --map
-#              --meta); 0: the hot values' pages only
+#              --meta); 0: the hot values' pages only.  With 1 the pages
+#              just under that share, down to a quarter of it (kvzipf
+#              --near), are followed apart (nearhot_top_pct)
 #   scan_period_min_ms, scan_delay_ms
 #              NUMA-balancing scan tunables to set; empty (the default): the
 #              kernel's own values (scatter-slow sets scan_period_min_ms=4000)
@@ -417,9 +419,11 @@ run_redis_zipf() {
 	used=$(redis-cli -s /tmp/redis.sock info memory | sed -n 's/^used_memory:\([0-9]*\).*/\1/p')
 	case $zipf_hot_meta in
 	0) meta="" what="" ;;
-	1) meta=--meta what=", and the pages of redis-server's per-key objects and tables as hot" ;;
+	1) meta="--meta --near /tmp/redis/nearpages"
+	   what=", and the pages of redis-server's per-key objects and tables as hot" ;;
 	*) die "zipf_hot_meta must be 0 or 1, not $zipf_hot_meta" ;;
 	esac
+	# shellcheck disable=SC2086 # $meta: options, or none
 	kvzipf --map "$rpid" --keys "$redis_keys" --value "$redis_value" --theta "$zipf_theta" \
 		--hot-pct "$zipf_hot_pct" --seed "$seed" $meta > /tmp/redis/hotpages ||
 		die "redis-zipf: kvzipf --map failed"
@@ -429,10 +433,18 @@ run_redis_zipf() {
 		"after); GETs of Zipf-like popularity (theta $zipf_theta, popular keys scattered over the" \
 		"keyspace) from $redis_clients clients for $seconds s; demotion_enabled=1; hot set: the" \
 		"pages of the most popular $zipf_hot_pct% of the keys$what ($(sed -n 's/^# kvzipf map: //p' /tmp/redis/hotpages))"
+	near=""
+	if [ -n "$meta" ] && grep -q '^[0-9a-f]' /tmp/redis/nearpages; then
+		near="--watch-near /tmp/redis/nearpages"
+		note "redis-zipf: the near-hot pages (a quarter of the least popular hot key's" \
+			"share of the GETs or more, less than that share), followed apart:" \
+			"$(sed -n 's/^# kvzipf near: //p' /tmp/redis/nearpages)"
+	fi
 	/tmp/enable.sh
+	# shellcheck disable=SC2086 # $near: no option, or an option and its file
 	hotset --watch "$rpid" --seconds 100000 --interval "$interval" \
 		--vmstat "$VMSTAT" --kthreads "$KTHREADS" --cpu-of kswapd:kswapd \
-		--watch-pages /tmp/redis/hotpages > /tmp/redis/samples &
+		--watch-pages /tmp/redis/hotpages $near > /tmp/redis/samples &
 	spid=$!
 	start=$(date +%s)
 	kvzipf --socket /tmp/redis.sock --keys "$redis_keys" --theta "$zipf_theta" \

@@ -54,7 +54,10 @@
  * (keyhot_top_pct), and counts them as the hot set is counted above: one
  * seen in the top tier by a sample and on another node by the next is a
  * hot page demoted (hot_demoted); hot_demoted_colder counts those demoted
- * while other pages of PID, not listed, were in the top tier.
+ * while other pages of PID, not listed, were in the top tier.  With
+ * --watch-near FILE, pages listed the same way (those just under the hot
+ * set's line, from kvzipf --near), it reports their share in the top tier
+ * too (nearhot_top_pct): where the promotions beyond the hot set went.
  *
  * Used by `make run` (the demonstration) and the benchmark harness
  * (scripts/bench.sh, bench/bench-guest.sh), which reads the --csv output.
@@ -99,7 +102,7 @@ static struct {
 	long fill_leave_mb;
 	bool thp, csv, chase, region, scatter, classes, track_demoted;
 	int slow_node, watch;
-	const char *vmstat, *kthreads, *setup, *teardown, *watch_pages;
+	const char *vmstat, *kthreads, *setup, *teardown, *watch_pages, *watch_near;
 	unsigned long seed;
 } opt = { .size_mb = 256, .stride = 4, .threads = 1, .seconds = 30,
 	  .interval = 2, .slow_node = -1, .lines = 1, .phase_at = -1,
@@ -349,7 +352,8 @@ static void usage(const char *prog)
 		"          [--seconds S] [--interval S] [--sample-max N] [--thp] [--csv]\n"
 		"          [--node N] [--vmstat PREFIX,...] [--kthreads PREFIX,...]\n"
 		"          [--seed N] [--setup COMMAND] [--teardown COMMAND]\n"
-		"       %s --watch PID [--seconds S] [--interval S] [--csv] ...\n",
+		"       %s --watch PID [--watch-pages FILE [--watch-near FILE]]\n"
+		"          [--seconds S] [--interval S] [--csv] ...\n",
 		prog, prog);
 	exit(2);
 }
@@ -376,6 +380,7 @@ static void parse(int argc, char **argv)
 		{ "fill-fast-leave-mb", 1, 0, 'F' }, { "sample-max", 1, 0, 'M' },
 		{ "every-ms", 1, 0, 'E' }, { "track-demoted", 0, 0, 'D' },
 		{ "cpu-of", 1, 0, 'O' }, { "watch-pages", 1, 0, 'w' },
+		{ "watch-near", 1, 0, 'N' },
 		{ 0 }
 	};
 	double total = 0;
@@ -404,6 +409,7 @@ static void parse(int argc, char **argv)
 		case 'U': opt.setup = optarg; break;
 		case 'W': opt.watch = strtol(optarg, NULL, 0); break;
 		case 'w': opt.watch_pages = optarg; break;
+		case 'N': opt.watch_near = optarg; break;
 		case 'T': opt.teardown = optarg; break;
 		case 'a': opt.scatter_pct = strtod(optarg, NULL); opt.scatter = true; break;
 		case 'F': opt.fill_leave_mb = strtol(optarg, NULL, 0); break;
@@ -460,7 +466,8 @@ static void parse(int argc, char **argv)
 	if (!opt.size_mb || !opt.stride || !opt.threads || opt.interval <= 0 ||
 	    !opt.lines || opt.lines > 32 || opt.fast_mb > opt.size_mb ||
 	    (opt.region && (opt.hot_pct <= 0 || opt.hot_pct > 100)) ||
-	    (opt.scatter && (opt.region || opt.scatter_pct <= 0)) || total > 100) {
+	    (opt.scatter && (opt.region || opt.scatter_pct <= 0)) || total > 100 ||
+	    (opt.watch_near && !opt.watch_pages)) {
 		if (total > 100)
 			fprintf(stderr, "the hot set(s) and classes add up to %.1f%% of the pages\n",
 				total);
@@ -739,14 +746,21 @@ static void task_cpu(double *user, double *sys, double *sampler)
 	*sampler = tv_s(me.ru_utime) + tv_s(me.ru_stime);
 }
 
-/* --watch-pages: the listed pages of process --watch, and their last node. */
-static void **wp_addr;
-static int *wp_status;
-static int8_t *wp_prev;		/* 1: in the top tier at the last sample */
-static size_t wp_nr;
+/*
+ * --watch-pages, --watch-near: listed pages of process --watch, and whether
+ * each was in the top tier at the last sample.
+ */
+struct page_list {
+	void **addr;
+	int *status;
+	int8_t *prev;		/* 1: in the top tier at the last sample */
+	size_t nr;
+};
+
+static struct page_list wp, near;
 static double wp_demoted, wp_demoted_colder;
 
-static int load_watch_pages(const char *path)
+static int load_page_list(const char *path, struct page_list *l)
 {
 	char line[64];
 	size_t max = 0;
@@ -766,23 +780,23 @@ static int load_watch_pages(const char *path)
 		tail = !strchr(line, '\n');
 		if (rest || line[0] == '#' || end == line)
 			continue;
-		if (wp_nr == max) {
+		if (l->nr == max) {
 			void **p;
 
 			max = max ? 2 * max : 65536;
-			p = realloc(wp_addr, max * sizeof(*p));
+			p = realloc(l->addr, max * sizeof(*p));
 			if (!p) {
 				fclose(f);
 				return -1;
 			}
-			wp_addr = p;
+			l->addr = p;
 		}
-		wp_addr[wp_nr++] = (void *)(uintptr_t)a;
+		l->addr[l->nr++] = (void *)(uintptr_t)a;
 	}
 	fclose(f);
-	wp_status = calloc(wp_nr ? wp_nr : 1, sizeof(*wp_status));
-	wp_prev = calloc(wp_nr ? wp_nr : 1, sizeof(*wp_prev));
-	if (!wp_nr || !wp_status || !wp_prev) {
+	l->status = calloc(l->nr ? l->nr : 1, sizeof(*l->status));
+	l->prev = calloc(l->nr ? l->nr : 1, sizeof(*l->prev));
+	if (!l->nr || !l->status || !l->prev) {
 		fprintf(stderr, "%s: no page listed\n", path);
 		return -1;
 	}
@@ -790,32 +804,32 @@ static int load_watch_pages(const char *path)
 }
 
 /*
- * Where the listed pages of process --watch are: how many in the top tier,
- * and how many were there at the last sample and are on another node now
- * (demoted).  @first: no last sample.
+ * Where the pages of @l are: how many in the top tier, and how many were
+ * there at the last sample and are on another node now (demoted).
+ * @first: no last sample.
  */
-static void watch_listed(const struct tiering *tier, bool first, size_t *top,
-			 size_t *demoted)
+static void watch_listed(const struct tiering *tier, struct page_list *l,
+			 bool first, size_t *top, size_t *demoted)
 {
 	enum { WP_BATCH = 16384 };
 
 	*top = *demoted = 0;
-	for (size_t i = 0; i < wp_nr; i += WP_BATCH) {
-		size_t n = wp_nr - i < WP_BATCH ? wp_nr - i : WP_BATCH;
+	for (size_t i = 0; i < l->nr; i += WP_BATCH) {
+		size_t n = l->nr - i < WP_BATCH ? l->nr - i : WP_BATCH;
 
-		if (syscall(SYS_move_pages, opt.watch, n, wp_addr + i, NULL,
-			    wp_status + i, 0)) {
+		if (syscall(SYS_move_pages, opt.watch, n, l->addr + i, NULL,
+			    l->status + i, 0)) {
 			stop = 1;
 			return;
 		}
 	}
-	for (size_t i = 0; i < wp_nr; i++) {
-		bool fast = node_is_top(tier, wp_status[i]);
+	for (size_t i = 0; i < l->nr; i++) {
+		bool fast = node_is_top(tier, l->status[i]);
 
 		*top += fast;
-		if (!first && wp_prev[i] == 1 && !fast && wp_status[i] >= 0)
+		if (!first && l->prev[i] == 1 && !fast && l->status[i] >= 0)
 			(*demoted)++;
-		wp_prev[i] = fast;
+		l->prev[i] = fast;
 	}
 }
 
@@ -824,7 +838,7 @@ static void report(double t, long *base, const struct tiering *tier,
 {
 	struct residency r;
 	long vals[MAX_COUNTERS];
-	size_t top = 0, all = 0, keyhot_top = 0;
+	size_t top = 0, all = 0, keyhot_top = 0, near_top = 0;
 	uint64_t acc = 0;
 	double lat = 0, hot_pct, cold_pct;
 	int ph = phase;
@@ -834,14 +848,19 @@ static void report(double t, long *base, const struct tiering *tier,
 		memset(&r, 0, sizeof(r));
 		r.hot = all;
 		r.hot_fast = top;
-		if (wp_nr) {
+		if (wp.nr) {
 			size_t demoted, colder;
 
-			watch_listed(tier, t == 0, &keyhot_top, &demoted);
+			watch_listed(tier, &wp, t == 0, &keyhot_top, &demoted);
 			/* numa_maps counts the listed pages too. */
 			colder = top > keyhot_top ? top - keyhot_top : 0;
 			wp_demoted += demoted;
 			wp_demoted_colder += demoted < colder ? demoted : colder;
+		}
+		if (near.nr) {
+			size_t demoted;
+
+			watch_listed(tier, &near, t == 0, &near_top, &demoted);
 		}
 	} else {
 		residency(tier, ph, &r);
@@ -860,9 +879,11 @@ static void report(double t, long *base, const struct tiering *tier,
 		       (r.hot_fast + r.cold_fast) * page_size / (1 << 20), lat);
 		if (!opt.watch)
 			printf(",%.2f", pct(r.cold_fast, r.hot));
-		if (wp_nr)
-			printf(",%.2f,%.0f,%.0f", pct(keyhot_top, wp_nr), wp_demoted,
+		if (wp.nr)
+			printf(",%.2f,%.0f,%.0f", pct(keyhot_top, wp.nr), wp_demoted,
 			       wp_demoted_colder);
+		if (near.nr)
+			printf(",%.2f", pct(near_top, near.nr));
 		if (opt.scatter || opt.classes) {
 			double colder = r.cls_fast[CL_5S] + r.cls_fast[CL_30S] +
 					r.cls_fast[CL_ONCE] + r.cls_fast[CL_NEVER];
@@ -937,8 +958,10 @@ static void print_header(const long *base)
 	printf("t_s,phase,hot_top_pct,cold_top_pct,top_mb,lat_ns");
 	if (!opt.watch)
 		printf(",over_pct");
-	if (wp_nr)
+	if (wp.nr)
 		printf(",keyhot_top_pct,hot_demoted,hot_demoted_colder");
+	if (near.nr)
+		printf(",nearhot_top_pct");
 	if (opt.scatter || opt.classes) {
 		for (int c = CL_100MS; c < NR_CLASSES; c++)
 			if (class_shown(c))
@@ -971,10 +994,15 @@ static int watch_main(const struct tiering *tier)
 	pick_counters();
 	vmstat_refresh();
 	vmstat_read_many(counters, base, nr_counters);
-	if (opt.watch_pages && load_watch_pages(opt.watch_pages))
+	if (opt.watch_pages && load_page_list(opt.watch_pages, &wp))
 		return 1;
-	printf("# hotset: watch=%d page_size=%zu slow_node=%d fast_node=%d hot_pages=%zu\n",
-	       opt.watch, page_size, tier->slow_node, tier->fast_node, wp_nr);
+	if (opt.watch_near && load_page_list(opt.watch_near, &near))
+		return 1;
+	printf("# hotset: watch=%d page_size=%zu slow_node=%d fast_node=%d hot_pages=%zu",
+	       opt.watch, page_size, tier->slow_node, tier->fast_node, wp.nr);
+	if (near.nr)
+		printf(" near_pages=%zu", near.nr);
+	printf("\n");
 	print_header(base);
 	start = now_s();
 	report(0, base, tier, &last_acc, &last_t);

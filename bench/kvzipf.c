@@ -9,7 +9,8 @@
  *       A value of at least TAG_LEN bytes starts with a tag naming its key
  *       ("kvz:%012d;"), so that --map can find it in redis-server's memory.
  *
- *   kvzipf --map PID --keys N [--hot-pct P] [--theta S] [--seed N] [--meta]
+ *   kvzipf --map PID --keys N [--hot-pct P] [--theta S] [--seed N]
+ *          [--meta [--near FILE]]
  *       After a --load: list the pages of process PID (redis-server) that
  *       hold the values of the most popular P% of the keys (10 by default;
  *       the popularity and permutation of a run with the same --keys,
@@ -37,6 +38,9 @@
  *       past, client buffers) is left out of the list.  These objects
  *       stay put too: GETs add no key, so the dict is not resized (active
  *       rehashing finishes a resize within seconds of the load's end).
+ *       --near FILE (with --meta) writes the pages just under the line,
+ *       those that get a quarter of that share or more, to FILE in the
+ *       same form: where the promotions that miss the hot set go.
  *
  *   kvzipf --socket PATH --keys N [--theta S] [--clients C] [--seconds T]
  *          [--round-s R] [--seed N]
@@ -77,7 +81,7 @@
 #define TAG_LEN 17
 
 static struct {
-	const char *socket;
+	const char *socket, *near;
 	size_t keys, value, first, clients;
 	double theta, seconds, round_s, hot_pct;
 	unsigned long seed;
@@ -870,6 +874,33 @@ static int map_pass(int pass, struct map_state *st, const uint32_t *rank)
 	return rc;
 }
 
+/* --near: the pages under @line that get at least a quarter of the hot share. */
+static int write_near(const struct map_state *st, double line)
+{
+	size_t nr = 0;
+	FILE *f = fopen(opt.near, "w");
+
+	if (!f) {
+		perror(opt.near);
+		return -1;
+	}
+	for (size_t i = 0; i < st->pages.nr; i++) {
+		double sh = st->pages.share[i];
+
+		if (sh >= line || sh < st->hot_share / 4)
+			continue;
+		fprintf(f, "%llx\n", (unsigned long long)st->pages.addr[i]);
+		nr++;
+	}
+	fprintf(f, "# kvzipf near: pages=%zu share=[%.3g, %.3g)\n", nr,
+		st->hot_share / 4, st->hot_share);
+	if (fclose(f)) {
+		perror(opt.near);
+		return -1;
+	}
+	return 0;
+}
+
 /* --map: print the pages that hold the hot keys' values (--meta: and more). */
 static int map(void)
 {
@@ -916,6 +947,8 @@ static int map(void)
 		printf("%llx\n", (unsigned long long)st.pages.addr[i]);
 		listed++;
 	}
+	if (opt.near && write_near(&st, line))
+		return 1;
 	printf("# kvzipf map: values_found=%zu keys=%zu hot_keys=%zu hot_pages=%zu "
 	       "hot_gets_pct=%.1f", st.found, opt.keys, hot_keys, listed,
 	       hot_keys ? 100 * cdf[hot_keys - 1] : 0.0);
@@ -958,7 +991,7 @@ static void usage(const char *prog)
 		"       %s --socket PATH --keys N [--theta S] [--clients C] [--seconds T]\n"
 		"          [--round-s R] [--seed N]\n"
 		"       %s --map PID --keys N --value BYTES [--hot-pct P] [--theta S]\n"
-		"          [--seed N] [--meta]\n", prog, prog, prog);
+		"          [--seed N] [--meta [--near FILE]]\n", prog, prog, prog);
 	exit(2);
 }
 
@@ -969,7 +1002,7 @@ int main(int argc, char **argv)
 		{ "first", 1, 0, 'f' }, { "clients", 1, 0, 'c' }, { "theta", 1, 0, 't' },
 		{ "seconds", 1, 0, 'd' }, { "round-s", 1, 0, 'r' }, { "seed", 1, 0, 'S' },
 		{ "load", 0, 0, 'L' }, { "map", 1, 0, 'M' }, { "hot-pct", 1, 0, 'H' },
-		{ "meta", 0, 0, 'm' }, { 0 }
+		{ "meta", 0, 0, 'm' }, { "near", 1, 0, 'N' }, { 0 }
 	};
 	int c;
 
@@ -988,12 +1021,13 @@ int main(int argc, char **argv)
 		case 'M': opt.map_pid = strtol(optarg, NULL, 0); break;
 		case 'H': opt.hot_pct = strtod(optarg, NULL); break;
 		case 'm': opt.meta = true; break;
+		case 'N': opt.near = optarg; break;
 		default: usage(argv[0]);
 		}
 	}
 	if (opt.map_pid > 0) {
 		if (!opt.keys || opt.value < TAG_LEN || opt.theta < 0 || opt.hot_pct <= 0 ||
-		    opt.hot_pct > 100 || optind != argc)
+		    opt.hot_pct > 100 || (opt.near && !opt.meta) || optind != argc)
 			usage(argv[0]);
 		return map();
 	}

@@ -246,6 +246,17 @@ def metrics(scen, run):
             m["t90"] = next((x["t_s"] for x in s if x["keyhot_top_pct"] >= 90), None)
             m["hot_demoted"] = last.get("hot_demoted")
             m["hot_demoted_colder"] = last.get("hot_demoted_colder")
+            # Where the net placements went: the hot set, the pages just
+            # under its line (a quarter of its share or more), the rest
+            # of redis-server's memory.
+            near = num(meta.get("near_pages")) or 0
+            if near and "nearhot_top_pct" in last:
+                m["near_pages"] = near
+                m["near_pct"] = last["nearhot_top_pct"]
+                m["near_start_pct"] = first["nearhot_top_pct"]
+                m["near_placed"] = (last["nearhot_top_pct"] - first["nearhot_top_pct"]) \
+                    / 100 * near
+                m["rest_placed"] = m["net_placed"] - placed - m["near_placed"]
         return m
     hot = float(meta["hot_pages"])
     cold = float(meta["pages"]) - hot
@@ -518,6 +529,12 @@ churn    : here (promoted + demoted) / net hot pages placed, where promoted
            migration placed a hot page; 2.0: each placement cost a
            demotion (a full top tier); more: ping-pong.  redis-zipf: net
            pages of the popular values placed in the top tier.  ('-': none)
+placed   : redis-zipf, under the table: the net pages placed in the top
+           tier (at the end less at the start) of the hot set, of the
+           near-hot pages (those that get a quarter of the least popular
+           hot key's share of the GETs or more, but less than that share;
+           kvzipf --near) and of the rest of redis-server's memory: where
+           the promotions beyond the hot set went (medians of each)
 hot demoted : pages of the hot set seen in the top tier by one residency
            sample and on the slow node by the next, while hot at both
            (cumulative, from the move_pages() samples, weighted like the
@@ -552,6 +569,24 @@ migrations-<scenario>.png: promoted, demoted and migrated pages per second
 # scenario against mainline tiering of the same run (medians).
 STATIONARY = {"skewed", "redis-zipf"}
 PD_TAIL_FLOOR = 0.001   # "near zero": 0.1% of the hot set's pages a second
+
+
+def placed_lines(s, aggs, mechs):
+    """redis-zipf: where each mechanism's net placements went."""
+    out = []
+    for m in mechs:
+        a = aggs.get((s, m), (None,))[0]
+        if not a or a.get("near_placed") is None:
+            continue
+        out.append(wrap(
+            f"placed, {mech_short(m)}: hot {fmt(a.get('hot_placed'), '{:+.0f}')} pages "
+            f"({fmt(a.get('hot_start_pct'), '{:.1f}')}% -> {fmt(a.get('hot_pct'), '{:.1f}')}%), "
+            f"near-hot {fmt(a['near_placed'], '{:+.0f}')} "
+            f"({fmt(a.get('near_start_pct'), '{:.1f}')}% -> {fmt(a.get('near_pct'), '{:.1f}')}% "
+            f"of {fmt(a.get('near_pages'))}), the rest of redis-server "
+            f"{fmt(a.get('rest_placed'), '{:+.0f}')}; promoted + demoted "
+            f"{fmt((a.get('promoted') or 0) + (a.get('demoted') or 0))}."))
+    return out
 
 
 def target_lines(s, aggs, mechs):
@@ -986,6 +1021,7 @@ def main():
         if sum_status:
             summary.append(wrap("(" + "; ".join(sum_status) + ")"))
         if s in PRESSURE:
+            summary += placed_lines(s, aggs, smechs)
             summary += target_lines(s, aggs, smechs)
         summary.append("")
 

@@ -8,7 +8,8 @@
 # found, and unless --meta lists the hot values' pages and more: an
 # unreadable redis-server layout, a pointer scan that finds nothing or a
 # threshold that drops the values would all fail here, where the benchmark
-# would only report a different hot set.
+# would only report a different hot set.  --near must list the pages just
+# under the line and none above it.
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -48,7 +49,7 @@ field() { # name line
 }
 
 plain=$(map "$dir/values")
-meta=$(map "$dir/meta" --meta)
+meta=$(map "$dir/meta" --meta --near "$dir/near")
 echo "values only: $plain"
 echo "with --meta: $meta"
 hot_keys=$(field hot_keys "$plain")
@@ -65,4 +66,17 @@ missing=$(comm -23 <(grep -v '^#' "$dir/values" | sort) <(grep -v '^#' "$dir/met
 # The objects of $keys keys take at least 16 bytes each (a robj).
 [ "$all" -ge $((values + keys * 16 / 4096)) ] ||
 	die "--meta listed $all pages, not the $values value pages and the objects' pages"
-echo "kvzipf --map: $values hot value pages, $all with redis-server's objects ($keys keys)"
+# --near: the pages under the line down to a quarter of it, none of them
+# listed as hot, as many as the comment line counts.
+near=$(grep -c -v '^#' "$dir/near" || true)
+half=$(field pages_half_as_hot "$meta")
+quarter=$(field pages_quarter_as_hot "$meta")
+[ "$near" = $((half + quarter)) ] ||
+	die "--near listed $near pages, not the $half + $quarter under the line"
+[ "$near" -gt 0 ] || die "--near listed no page"
+both=$(comm -12 <(grep -v '^#' "$dir/near" | sort) <(grep -v '^#' "$dir/meta" | sort) | wc -l)
+[ "$both" = 0 ] || die "--near listed $both hot pages"
+if "$dir/kvzipf" --map "$rpid" --keys $keys --value $value --near "$dir/x" 2>/dev/null; then
+	die "--near without --meta was taken"
+fi
+echo "kvzipf --map: $values hot value pages, $all with redis-server's objects, $near near-hot ($keys keys)"
