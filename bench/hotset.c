@@ -57,7 +57,9 @@
  * while other pages of PID, not listed, were in the top tier.  With
  * --watch-near FILE, pages listed the same way (those just under the hot
  * set's line, from kvzipf --near), it reports their share in the top tier
- * too (nearhot_top_pct): where the promotions beyond the hot set went.
+ * too (nearhot_top_pct), and the pages of PID's file mappings (code,
+ * libraries) in the top tier (file_top_pages): where the promotions
+ * beyond the hot set went.
  *
  * Used by `make run` (the demonstration) and the benchmark harness
  * (scripts/bench.sh, bench/bench-guest.sh), which reads the --csv output.
@@ -579,13 +581,18 @@ static double tv_s(struct timeval tv)
 	return tv.tv_sec + tv.tv_usec / 1e6;
 }
 
-/* Pages of process --watch in the top tier and in all, from numa_maps. */
-static void watch_pages(const struct tiering *tier, size_t *top, size_t *all)
+/*
+ * Pages of process --watch in the top tier and in all, from numa_maps, and
+ * of those in the top tier the ones that map files (its code and
+ * libraries).
+ */
+static void watch_pages(const struct tiering *tier, size_t *top, size_t *all,
+			size_t *file_top)
 {
 	char path[64], line[4096];
 	FILE *f;
 
-	*top = *all = 0;
+	*top = *all = *file_top = 0;
 	snprintf(path, sizeof(path), "/proc/%d/numa_maps", opt.watch);
 	f = fopen(path, "r");
 	if (!f) {
@@ -594,6 +601,7 @@ static void watch_pages(const struct tiering *tier, size_t *top, size_t *all)
 	}
 	while (fgets(line, sizeof(line), f)) {
 		size_t kb = page_size >> 10, n;
+		bool file = strstr(line, " file=");
 		char *tok, *save;
 		int node;
 
@@ -606,8 +614,10 @@ static void watch_pages(const struct tiering *tier, size_t *top, size_t *all)
 				continue;
 			n *= kb / (page_size >> 10);
 			*all += n;
-			if (node_is_top(tier, node))
+			if (node_is_top(tier, node)) {
 				*top += n;
+				*file_top += file ? n : 0;
+			}
 		}
 	}
 	fclose(f);
@@ -838,13 +848,13 @@ static void report(double t, long *base, const struct tiering *tier,
 {
 	struct residency r;
 	long vals[MAX_COUNTERS];
-	size_t top = 0, all = 0, keyhot_top = 0, near_top = 0;
+	size_t top = 0, all = 0, keyhot_top = 0, near_top = 0, file_top = 0;
 	uint64_t acc = 0;
 	double lat = 0, hot_pct, cold_pct;
 	int ph = phase;
 
 	if (opt.watch) {
-		watch_pages(tier, &top, &all);
+		watch_pages(tier, &top, &all, &file_top);
 		memset(&r, 0, sizeof(r));
 		r.hot = all;
 		r.hot_fast = top;
@@ -883,7 +893,7 @@ static void report(double t, long *base, const struct tiering *tier,
 			printf(",%.2f,%.0f,%.0f", pct(keyhot_top, wp.nr), wp_demoted,
 			       wp_demoted_colder);
 		if (near.nr)
-			printf(",%.2f", pct(near_top, near.nr));
+			printf(",%.2f,%zu", pct(near_top, near.nr), file_top);
 		if (opt.scatter || opt.classes) {
 			double colder = r.cls_fast[CL_5S] + r.cls_fast[CL_30S] +
 					r.cls_fast[CL_ONCE] + r.cls_fast[CL_NEVER];
@@ -961,7 +971,7 @@ static void print_header(const long *base)
 	if (wp.nr)
 		printf(",keyhot_top_pct,hot_demoted,hot_demoted_colder");
 	if (near.nr)
-		printf(",nearhot_top_pct");
+		printf(",nearhot_top_pct,file_top_pages");
 	if (opt.scatter || opt.classes) {
 		for (int c = CL_100MS; c < NR_CLASSES; c++)
 			if (class_shown(c))

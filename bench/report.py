@@ -257,6 +257,9 @@ def metrics(scen, run):
                 m["near_placed"] = (last["nearhot_top_pct"] - first["nearhot_top_pct"]) \
                     / 100 * near
                 m["rest_placed"] = m["net_placed"] - placed - m["near_placed"]
+                if "file_top_pages" in last:
+                    m["file_placed"] = last["file_top_pages"] - first["file_top_pages"]
+                    m["rest_placed"] -= m["file_placed"]
         return m
     hot = float(meta["hot_pages"])
     cold = float(meta["pages"]) - hot
@@ -533,8 +536,11 @@ placed   : redis-zipf, under the table: the net pages placed in the top
            tier (at the end less at the start) of the hot set, of the
            near-hot pages (those that get a quarter of the least popular
            hot key's share of the GETs or more, but less than that share;
-           kvzipf --near) and of the rest of redis-server's memory: where
-           the promotions beyond the hot set went (medians of each)
+           kvzipf --near), of redis-server's file mappings (its code and
+           libraries) and of the rest of its memory (pages with less of
+           the GETs, and what the map cannot see: allocator metadata,
+           client buffers, stacks): where the promotions beyond the hot
+           set went (medians of each)
 hot demoted : pages of the hot set seen in the top tier by one residency
            sample and on the slow node by the next, while hot at both
            (cumulative, from the move_pages() samples, weighted like the
@@ -583,7 +589,8 @@ def placed_lines(s, aggs, mechs):
             f"({fmt(a.get('hot_start_pct'), '{:.1f}')}% -> {fmt(a.get('hot_pct'), '{:.1f}')}%), "
             f"near-hot {fmt(a['near_placed'], '{:+.0f}')} "
             f"({fmt(a.get('near_start_pct'), '{:.1f}')}% -> {fmt(a.get('near_pct'), '{:.1f}')}% "
-            f"of {fmt(a.get('near_pages'))}), the rest of redis-server "
+            f"of {fmt(a.get('near_pages'))}), its code and libraries "
+            f"{fmt(a.get('file_placed'), '{:+.0f}')}, the rest of its memory "
             f"{fmt(a.get('rest_placed'), '{:+.0f}')}; promoted + demoted "
             f"{fmt((a.get('promoted') or 0) + (a.get('demoted') or 0))}."))
     return out
@@ -1073,7 +1080,7 @@ def main():
          "hot_gained", "churn", "kthread_cpu_s", "task_sys_s", "sampler_s", "lat_first",
          "lat_steady", "rps_first", "rps_steady", "p50_ms", "p99_ms", "duration_s",
          "hot_placed", "churn_pd", "hot_demoted", "hot_demoted_colder", "pd_tail_per_s",
-         "kswapd_cpu_s"]
+         "kswapd_cpu_s", "near_pages", "near_placed", "file_placed", "rest_placed"]
     # The --every-ms classes' shares (c8s_pct, c60s_pct, ...).
     keys += sorted({k for r in csv_rows + run_rows for k in r
                     if k.endswith("_pct") and k not in keys and not k.endswith(("_min", "_max"))})
