@@ -123,7 +123,7 @@ fi
 SCHED=/sys/kernel/debug/sched/numa_balancing
 PGHOT=/sys/kernel/debug/pghot
 DAMON=/sys/kernel/mm/damon/admin
-VMSTAT=pgpromote_,pgdemote_,pgmigrate_success,pgmigrate_fail,numa_pte_updates,numa_huge_pte_updates,numa_hint_faults,numa_pages_migrated,pghot_
+VMSTAT=pgpromote_,pgdemote_,pgmigrate_success,pgmigrate_fail,numa_pte_updates,numa_huge_pte_updates,numa_hint_faults,numa_pages_migrated,thp_migration_,pghot_
 KTHREADS=kmigrated,kdamond
 
 die() { echo "bench-guest: $*" >&2; exit 1; }

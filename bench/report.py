@@ -86,6 +86,8 @@ NON_COUNTERS = {"t_s", "phase", "hot_top_pct", "cold_top_pct", "top_mb", "lat_ns
     {c + "_top_pct" for c, _ in CLASSES}
 # Columns of hotset --track-demoted (cumulative pages).
 NON_COUNTERS |= {"hot_demoted", "hot_demoted_colder"}
+# hotset --watch-near: pages of the watched process's file mappings in the top tier.
+NON_COUNTERS |= {"file_top_pages"}
 
 
 def is_counter(col):
@@ -108,8 +110,8 @@ def custom_classes(meta):
 # The vmstat-delta table: these counters, in this order, when a run has them.
 VMSTAT_TABLE = [r"numa_pte_updates$", r"numa_hint_faults$", r"numa_hint_faults_local$",
                 r"pgpromote_success$", r"pgpromote_candidate$", r"pgpromote_candidate_nrl$",
-                r"pgdemote_", r"pgmigrate_success$", r"pghot_recorded_", r"pghot_kmigrated_",
-                r"pghot_"]
+                r"pgdemote_", r"pgmigrate_success$", r"numa_huge_pte_updates$",
+                r"thp_migration_", r"pghot_recorded_", r"pghot_kmigrated_", r"pghot_"]
 WIDTH = 72
 
 
@@ -584,13 +586,14 @@ def placed_lines(s, aggs, mechs):
         a = aggs.get((s, m), (None,))[0]
         if not a or a.get("near_placed") is None:
             continue
+        code = "" if a.get("file_placed") is None else \
+            f"its code and libraries {fmt(a['file_placed'], '{:+.0f}')}, "
         out.append(wrap(
             f"placed, {mech_short(m)}: hot {fmt(a.get('hot_placed'), '{:+.0f}')} pages "
             f"({fmt(a.get('hot_start_pct'), '{:.1f}')}% -> {fmt(a.get('hot_pct'), '{:.1f}')}%), "
             f"near-hot {fmt(a['near_placed'], '{:+.0f}')} "
             f"({fmt(a.get('near_start_pct'), '{:.1f}')}% -> {fmt(a.get('near_pct'), '{:.1f}')}% "
-            f"of {fmt(a.get('near_pages'))}), its code and libraries "
-            f"{fmt(a.get('file_placed'), '{:+.0f}')}, the rest of its memory "
+            f"of {fmt(a.get('near_pages'))}), {code}the rest of its memory "
             f"{fmt(a.get('rest_placed'), '{:+.0f}')}; promoted + demoted "
             f"{fmt((a.get('promoted') or 0) + (a.get('demoted') or 0))}."))
     return out
