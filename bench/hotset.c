@@ -814,16 +814,18 @@ static int load_page_list(const char *path, struct page_list *l)
 }
 
 /*
- * Where the pages of @l are: how many in the top tier, and how many were
- * there at the last sample and are on another node now (demoted).
- * @first: no last sample.
+ * Where the pages of @l are: how many in the top tier, and, unless
+ * @demoted is NULL, how many were there at the last sample and are on
+ * another node now.  @first: no last sample.
  */
 static void watch_listed(const struct tiering *tier, struct page_list *l,
 			 bool first, size_t *top, size_t *demoted)
 {
 	enum { WP_BATCH = 16384 };
 
-	*top = *demoted = 0;
+	*top = 0;
+	if (demoted)
+		*demoted = 0;
 	for (size_t i = 0; i < l->nr; i += WP_BATCH) {
 		size_t n = l->nr - i < WP_BATCH ? l->nr - i : WP_BATCH;
 
@@ -837,7 +839,7 @@ static void watch_listed(const struct tiering *tier, struct page_list *l,
 		bool fast = node_is_top(tier, l->status[i]);
 
 		*top += fast;
-		if (!first && l->prev[i] == 1 && !fast && l->status[i] >= 0)
+		if (demoted && !first && l->prev[i] == 1 && !fast && l->status[i] >= 0)
 			(*demoted)++;
 		l->prev[i] = fast;
 	}
@@ -867,11 +869,8 @@ static void report(double t, long *base, const struct tiering *tier,
 			wp_demoted += demoted;
 			wp_demoted_colder += demoted < colder ? demoted : colder;
 		}
-		if (near.nr) {
-			size_t demoted;
-
-			watch_listed(tier, &near, t == 0, &near_top, &demoted);
-		}
+		if (near.nr)
+			watch_listed(tier, &near, t == 0, &near_top, NULL);
 	} else {
 		residency(tier, ph, &r);
 	}
