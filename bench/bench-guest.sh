@@ -47,6 +47,11 @@
 #              and rare (each touched once per its period in ms); empty: the
 #              scenario's defaults (skewed 30/40/29, phase-full 25/30/19 and
 #              another 25 for its second hot part; periods 8000 and 60000)
+#   skew_thp   skewed, phase-full: 0 (the default): the buffer in base pages;
+#              whole: in THPs (MADV_HUGEPAGE), the hot part, warm part and
+#              rare part drawn in whole huge pages (each THP all hot, all
+#              warm or all cold); mixed: in THPs, the parts drawn page by
+#              page (each THP holds pages of every part)
 #   zipf_theta, zipf_round_s, zipf_hot_pct  redis-zipf: the skew (key of
 #              rank r asked with weight 1/(r+1)^theta), the length of a
 #              reported round, and the most popular keys whose pages are the
@@ -97,6 +102,7 @@ damon_sample_us=5000 damon_aggr_us=100000 damon_min_regions=10
 damon_max_regions=1000 damon_cold_age=50 enable_only=0 stop_only=0
 pghot_tune=""
 skew_hot_pct="" skew_warm_pct="" skew_warm_ms=8000 skew_rare_pct="" skew_rare_ms=60000
+skew_thp=0
 zipf_theta=0.99 zipf_round_s=5 zipf_hot_pct=10 zipf_hot_meta=1
 for a in "$@"; do
 	case ${a%%=*} in
@@ -106,8 +112,8 @@ for a in "$@"; do
 	damon_min_regions|damon_max_regions|damon_cold_age|scatter_pct|c100ms|\
 	c1s|c5s|c30s|once|seed|sample_max|fill_leave_mb|scan_period_min_ms|\
 	scan_delay_ms|pghot_tune|skew_hot_pct|skew_warm_pct|skew_warm_ms|\
-	skew_rare_pct|skew_rare_ms|zipf_theta|zipf_round_s|zipf_hot_pct|\
-	zipf_hot_meta)
+	skew_rare_pct|skew_rare_ms|skew_thp|zipf_theta|zipf_round_s|\
+	zipf_hot_pct|zipf_hot_meta)
 		eval "${a%%=*}=\${a#*=}" ;;
 	__enable) enable_only=1 ;;
 	__stop) stop_only=1 ;;
@@ -553,6 +559,18 @@ skewed|phase-full)
 			"again) until $fill_leave_mb MB remain free"
 		set -- "$@" --fill-fast-leave-mb "$fill_leave_mb"
 	fi
+	case $skew_thp in
+	0) ;;
+	whole)
+		note "$scenario: the buffer in THPs, every part drawn in whole huge" \
+			"pages (each THP all hot, all warm or all cold)"
+		set -- "$@" --thp --scatter-unit thp ;;
+	mixed)
+		note "$scenario: the buffer in THPs, every part drawn page by page" \
+			"(each THP holds hot, warm and cold pages)"
+		set -- "$@" --thp ;;
+	*) die "skew_thp=$skew_thp: 0, whole or mixed" ;;
+	esac
 	run_hotset "$@" ;;
 redis) run_redis ;;
 redis-zipf) run_redis_zipf ;;

@@ -8,7 +8,11 @@
  * The hot set is one page in --stride (the default, used by the
  * demonstration), with --hot-pct a contiguous region of each of --chunks
  * equal chunks of the buffer, or with --scatter P a random P% of the pages
- * of the whole buffer (seeded by --seed).  --phase-at moves the hot set
+ * of the whole buffer (seeded by --seed).  --scatter-unit N draws the
+ * scattered sets and the classes in aligned runs of N pages instead of
+ * single pages; with --thp, --scatter-unit thp draws them in whole huge
+ * pages, so that every THP of the buffer is all hot, all warm or all cold
+ * (and promoting a THP whole is right).  --phase-at moves the hot set
  * midway: the regions by half a chunk, the scattered set to a fresh random
  * set of pages.  --chase replaces the stores with a pointer chase (dependent
  * loads in a random order) and --fast-mb puts the head of the buffer on the
@@ -99,16 +103,17 @@ static int nr_custom;
 
 static struct {
 	size_t size_mb, stride, threads, chunks, lines, fast_mb, sample_max;
+	size_t scatter_unit;
 	double seconds, interval, phase_at, hot_pct, hot_offset_pct, scatter_pct;
 	double class_pct[NR_CLASSES];
 	long fill_leave_mb;
-	bool thp, csv, chase, region, scatter, classes, track_demoted;
+	bool thp, csv, chase, region, scatter, classes, track_demoted, unit_thp;
 	int slow_node, watch;
 	const char *vmstat, *kthreads, *setup, *teardown, *watch_pages, *watch_near;
 	unsigned long seed;
 } opt = { .size_mb = 256, .stride = 4, .threads = 1, .seconds = 30,
 	  .interval = 2, .slow_node = -1, .lines = 1, .phase_at = -1,
-	  .seed = 1, .fill_leave_mb = -1 };
+	  .seed = 1, .fill_leave_mb = -1, .scatter_unit = 1 };
 
 /* Does the output show class @c (the --every-ms ones only when given)? */
 static bool class_shown(int c)
@@ -147,6 +152,9 @@ static double run_start;
  * Per page: bits 0-2 its frequency class, bit 3 hot in phase 0, bit 4 hot
  * in phase 1.
  */
+/* The huge page size of x86-64 and arm64 with 4 KiB pages. */
+#define THP_BYTES	(2UL << 20)
+
 static uint8_t *page_info;
 #define HOT_SHIFT	3
 #define PI_CLASS(x)	((x) & 7)
@@ -346,7 +354,8 @@ static void usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [--size-mb N] [--stride N | --hot-pct P [--chunks N]\n"
-		"          [--hot-offset-pct P] | --scatter P] [--phase-at S]\n"
+		"          [--hot-offset-pct P] | --scatter P [--scatter-unit N|thp]]\n"
+		"          [--phase-at S]\n"
 		"          [--every-100ms P] [--every-1s P] [--every-5s P]\n"
 		"          [--every-30s P] [--once P] [--every-ms PERIOD:P]\n"
 		"          [--track-demoted] [--cpu-of NAME:PREFIX,...] [--threads N]\n"
@@ -382,7 +391,7 @@ static void parse(int argc, char **argv)
 		{ "fill-fast-leave-mb", 1, 0, 'F' }, { "sample-max", 1, 0, 'M' },
 		{ "every-ms", 1, 0, 'E' }, { "track-demoted", 0, 0, 'D' },
 		{ "cpu-of", 1, 0, 'O' }, { "watch-pages", 1, 0, 'w' },
-		{ "watch-near", 1, 0, 'N' },
+		{ "watch-near", 1, 0, 'N' }, { "scatter-unit", 1, 0, 'u' },
 		{ 0 }
 	};
 	double total = 0;
@@ -414,6 +423,11 @@ static void parse(int argc, char **argv)
 		case 'N': opt.watch_near = optarg; break;
 		case 'T': opt.teardown = optarg; break;
 		case 'a': opt.scatter_pct = strtod(optarg, NULL); opt.scatter = true; break;
+		case 'u':
+			/* "thp": the huge pages of --thp, sized once page_size is known. */
+			opt.unit_thp = !strcmp(optarg, "thp");
+			opt.scatter_unit = opt.unit_thp ? 1 : strtoul(optarg, NULL, 0);
+			break;
 		case 'F': opt.fill_leave_mb = strtol(optarg, NULL, 0); break;
 		case 'M': opt.sample_max = strtoul(optarg, NULL, 0); break;
 		case 'D': opt.track_demoted = true; break;
@@ -469,7 +483,9 @@ static void parse(int argc, char **argv)
 	    !opt.lines || opt.lines > 32 || opt.fast_mb > opt.size_mb ||
 	    (opt.region && (opt.hot_pct <= 0 || opt.hot_pct > 100)) ||
 	    (opt.scatter && (opt.region || opt.scatter_pct <= 0)) || total > 100 ||
-	    (opt.watch_near && !opt.watch_pages)) {
+	    (opt.watch_near && !opt.watch_pages) || !opt.scatter_unit ||
+	    ((opt.scatter_unit > 1 || opt.unit_thp) && !opt.scatter && !opt.classes) ||
+	    (opt.unit_thp && !opt.thp)) {
 		if (total > 100)
 			fprintf(stderr, "the hot set(s) and classes add up to %.1f%% of the pages\n",
 				total);
@@ -1028,14 +1044,32 @@ static int watch_main(const struct tiering *tier)
 	return 0;
 }
 
+/* Is every page of the @unit-th --scatter-unit run free of any set? */
+static bool unit_unassigned(size_t unit)
+{
+	for (size_t i = 0; i < opt.scatter_unit; i++)
+		if (page_info[unit * opt.scatter_unit + i])
+			return false;
+	return true;
+}
+
+/* Put every page of the @unit-th run in the set @info. */
+static void unit_assign(size_t unit, unsigned char info)
+{
+	memset(page_info + unit * opt.scatter_unit, info, opt.scatter_unit);
+}
+
 /*
  * Assign the hot bits and frequency classes of every page: the layout's hot
  * pages, then disjoint random sets among the other pages: the scattered hot
- * set of phase 0, each class, the scattered hot set of phase 1.
+ * set of phase 0, each class, the scattered hot set of phase 1.  The random
+ * sets are drawn in runs of --scatter-unit pages (1: single pages), each a
+ * percentage of the whole runs of the buffer.
  */
 static int assign_pages(void)
 {
 	size_t nr_cand = 0, need = 0, pos = 0, nr_hot, want[NR_CLASSES] = { 0 };
+	size_t unit = opt.scatter_unit, nr_units = nr_pages / unit;
 	size_t *cand;
 
 	page_info = calloc(nr_pages, 1);
@@ -1048,25 +1082,25 @@ static int assign_pages(void)
 		if (!opt.classes)
 			return 0;
 	}
-	nr_hot = opt.scatter ? (size_t)(opt.scatter_pct / 100.0 * nr_pages + 0.5) : 0;
+	nr_hot = opt.scatter ? (size_t)(opt.scatter_pct / 100.0 * nr_units + 0.5) : 0;
 	if (opt.scatter && !nr_hot) {
-		fprintf(stderr, "hot set too small: %zu pages\n", nr_pages);
+		fprintf(stderr, "hot set too small: %zu runs of %zu pages\n", nr_units, unit);
 		return -1;
 	}
 	for (int c = CL_100MS; c < NR_CLASSES; c++) {
-		want[c] = (size_t)(opt.class_pct[c] / 100.0 * nr_pages + 0.5);
+		want[c] = (size_t)(opt.class_pct[c] / 100.0 * nr_units + 0.5);
 		need += want[c];
 	}
 	need += nr_hot * (opt.phase_at >= 0 ? 2 : 1);
-	cand = malloc(nr_pages * sizeof(*cand));
+	cand = malloc((nr_units + 1) * sizeof(*cand));
 	if (!cand)
 		return -1;
-	for (size_t i = 0; i < nr_pages; i++)
-		if (!page_info[i])
-			cand[nr_cand++] = i;
+	for (size_t u = 0; u < nr_units; u++)
+		if (unit_unassigned(u))
+			cand[nr_cand++] = u;
 	if (need > nr_cand) {
-		fprintf(stderr, "%zu pages wanted for the hot set(s) and classes, %zu available\n",
-			need, nr_cand);
+		fprintf(stderr, "%zu runs of %zu pages wanted for the hot set(s) and classes, %zu available\n",
+			need, unit, nr_cand);
 		return -1;
 	}
 	/* A partial Fisher-Yates shuffle: the first @need candidates. */
@@ -1077,21 +1111,41 @@ static int assign_pages(void)
 		cand[j] = t;
 	}
 	for (size_t k = 0; k < nr_hot; k++)
-		page_info[cand[pos++]] = 1 << HOT_SHIFT;
+		unit_assign(cand[pos++], 1 << HOT_SHIFT);
 	for (int c = CL_100MS; c < NR_CLASSES; c++) {
-		class_pages[c] = malloc((want[c] + 1) * sizeof(size_t));
+		class_pages[c] = malloc((want[c] * unit + 1) * sizeof(size_t));
 		if (!class_pages[c])
 			return -1;
-		for (size_t k = 0; k < want[c]; k++) {
-			class_pages[c][k] = cand[pos];
-			page_info[cand[pos++]] = c;
+		class_nr[c] = 0;
+		for (size_t k = 0; k < want[c]; k++, pos++) {
+			for (size_t i = 0; i < unit; i++)
+				class_pages[c][class_nr[c]++] = cand[pos] * unit + i;
+			unit_assign(cand[pos], c);
 		}
-		class_nr[c] = want[c];
 	}
 	for (size_t k = 0; k < nr_hot && opt.phase_at >= 0; k++)
-		page_info[cand[pos++]] = 2 << HOT_SHIFT;
+		unit_assign(cand[pos++], 2 << HOT_SHIFT);
 	free(cand);
 	return 0;
+}
+
+/*
+ * MiB of this process's anonymous memory mapped by huge pages (the buffer's,
+ * the only mapping that may have them), -1 if unknown.
+ */
+static long anon_huge_mb(void)
+{
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+	char line[256];
+	long kb = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb < 0 ? -1 : kb >> 10;
 }
 
 /* --fill-fast-leave-mb: fill the fast node until N MiB remain free. */
@@ -1141,6 +1195,8 @@ int main(int argc, char **argv)
 	page_size = getpagesize();
 	if (opt.watch)
 		return watch_main(&tier);
+	if (opt.unit_thp)
+		opt.scatter_unit = THP_BYTES / page_size;
 	nr_pages = (opt.size_mb << 20) / page_size;
 	chunk_pages = nr_pages / opt.chunks;
 	hot_len = (size_t)(opt.hot_pct / 100.0 * chunk_pages);
@@ -1150,12 +1206,18 @@ int main(int argc, char **argv)
 	}
 	rng_state = opt.seed * 0x9e3779b97f4a7c15ULL | 1;
 	workers = calloc(opt.threads, sizeof(*workers));
-	buf = mmap(NULL, opt.size_mb << 20, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/*
+	 * With --thp the buffer starts on a huge page boundary, so that the
+	 * runs of --scatter-unit pages are the huge pages themselves.
+	 */
+	buf = mmap(NULL, (opt.size_mb << 20) + (opt.thp ? THP_BYTES : 0),
+		   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (!workers || buf == MAP_FAILED || assign_pages()) {
 		perror("allocation");
 		return 1;
 	}
+	if (opt.thp)
+		buf = (char *)(((uintptr_t)buf + THP_BYTES - 1) & ~(uintptr_t)(THP_BYTES - 1));
 	madvise(buf, opt.size_mb << 20, opt.thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 	start = now_s();
 	fast_bytes = opt.fast_mb << 20;
@@ -1235,12 +1297,13 @@ int main(int argc, char **argv)
 		printf("# hotset: size_mb=%zu page_size=%zu pages=%zu hot_pages=%zu "
 		       "threads=%zu chunks=%zu chase=%d fast_mb=%zu phase_at=%.1f "
 		       "slow_node=%d fast_node=%d setup_s=%.1f layout=%s seed=%lu "
-		       "fill_mb=%zu sampled_pages=%zu",
+		       "fill_mb=%zu sampled_pages=%zu scatter_unit=%zu thp_mb=%ld",
 		       opt.size_mb, page_size, nr_pages, hot_pages, opt.threads,
 		       opt.region ? opt.chunks : 0, opt.chase, opt.fast_mb,
 		       opt.phase_at, tier.slow_node, tier.fast_node, now_s() - start,
 		       opt.scatter ? "scatter" : opt.region ? "region" : "stride",
-		       opt.seed, fill_pages * page_size >> 20, smp_nr);
+		       opt.seed, fill_pages * page_size >> 20, smp_nr,
+		       opt.scatter_unit, anon_huge_mb());
 		for (int c = CL_100MS; c < NR_CLASSES; c++)
 			if (class_shown(c))
 				printf(" %s_pages=%zu", class_name[c], class_nr[c]);
