@@ -280,11 +280,13 @@ if has_pghot && [ -n "${built[test]:-}" ]; then
 fi
 if [ "${CHECK_QUICK:-0}" != 1 ]; then
 	# Emulated KASAN/lockdep kernels are ~30x slower: a representative
-	# subset of kmigrated_test (base pages, THP, the disable path).
+	# subset of kmigrated_test (base pages, THP, the disable path), and
+	# kmigrated's split of a THP into a full node.
 	VMOPTS="--dimm-mb 256" run_suite debug debug small 2400 debugfs_test ibs_test \
 		tiering_promote hotplug_test \
 		kmigrated_test:-r:promote.threshold1.hot_set_promoted:-r:kmigrated.thp_promoted_whole:-r:kmigrated.disable_stops_promotion \
-		constraints_test:-r:constraints.pghot.bind_to_lower_tier:-r:constraints.pghot.mlocked_stay
+		constraints_test:-r:constraints.pghot.bind_to_lower_tier:-r:constraints.pghot.mlocked_stay \
+		fulltier_test:-r:fulltier.defaults.thp_one_page_hot
 	run_suite debug-seed debug seed 900 \
 		constraints_test:-r:constraints.pghot.cpuset_mems_exclude_top_tier
 fi
