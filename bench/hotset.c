@@ -1130,21 +1130,14 @@ static int assign_pages(void)
 }
 
 /*
- * MiB of this process's anonymous memory mapped by huge pages (the buffer's,
- * the only mapping that may have them), -1 if unknown.
+ * MiB of the buffer in huge pages, from the mapping that starts at it
+ * (tiering.h), -1 if unknown.  With --thp it is one mapping unless
+ * --fast-mb put its head on another node.
  */
-static long anon_huge_mb(void)
+static long thp_mb(void)
 {
-	FILE *f = fopen("/proc/self/smaps_rollup", "r");
-	char line[256];
-	long kb = -1;
+	long kb = anon_huge_kb(buf);
 
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
 	return kb < 0 ? -1 : kb >> 10;
 }
 
@@ -1303,7 +1296,7 @@ int main(int argc, char **argv)
 		       opt.phase_at, tier.slow_node, tier.fast_node, now_s() - start,
 		       opt.scatter ? "scatter" : opt.region ? "region" : "stride",
 		       opt.seed, fill_pages * page_size >> 20, smp_nr,
-		       opt.scatter_unit, anon_huge_mb());
+		       opt.scatter_unit, thp_mb());
 		for (int c = CL_100MS; c < NR_CLASSES; c++)
 			if (class_shown(c))
 				printf(" %s_pages=%zu", class_name[c], class_nr[c]);
