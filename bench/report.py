@@ -111,7 +111,8 @@ def custom_classes(meta):
 VMSTAT_TABLE = [r"numa_pte_updates$", r"numa_hint_faults$", r"numa_hint_faults_local$",
                 r"pgpromote_success$", r"pgpromote_candidate$", r"pgpromote_candidate_nrl$",
                 r"pgdemote_", r"pgmigrate_success$", r"numa_huge_pte_updates$",
-                r"thp_migration_", r"pghot_recorded_", r"pghot_kmigrated_", r"pghot_"]
+                r"thp_migration_", r"thp_collapse_alloc$", r"thp_scan_",
+                r"pghot_recorded_", r"pghot_kmigrated_", r"pghot_"]
 WIDTH = 72
 
 
