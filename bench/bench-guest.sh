@@ -129,7 +129,7 @@ fi
 SCHED=/sys/kernel/debug/sched/numa_balancing
 PGHOT=/sys/kernel/debug/pghot
 DAMON=/sys/kernel/mm/damon/admin
-VMSTAT=pgpromote_,pgdemote_,pgmigrate_success,pgmigrate_fail,numa_pte_updates,numa_huge_pte_updates,numa_hint_faults,numa_pages_migrated,thp_migration_,thp_collapse_alloc,thp_scan_,pghot_
+VMSTAT=pgpromote_,pgdemote_,pgscan_kswapd,pgsteal_kswapd,pgactivate,pgdeactivate,pgrefill,pgmigrate_success,pgmigrate_fail,numa_pte_updates,numa_huge_pte_updates,numa_hint_faults,numa_pages_migrated,thp_migration_,thp_collapse_alloc,thp_scan_,pghot_
 KTHREADS=kmigrated,kdamond
 
 die() { echo "bench-guest: $*" >&2; exit 1; }
