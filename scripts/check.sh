@@ -5,6 +5,8 @@
 # "N passed, N failed[, N skipped]" and a non-zero exit status when anything
 # failed.
 #
+#   0. the checker: broken inputs fed to the code below are each reported
+#      as FAIL (check-selftest.sh)
 #   1. the series applies to the base with git am (no fuzz)
 #   2. checkpatch --strict is clean on every patch
 #   3. the kernels build: test (pghot on), debug (KASAN, lockdep, DEBUG_VM),
@@ -21,30 +23,64 @@
 #   6. the kselftests of tools/testing/selftests/mm/pghot in the tiered VM,
 #      with the test kernel (small and seed topologies) and the debug kernel
 #
+# Every KUnit case and selftest case a kernel or VM run owes is listed in
+# scripts/expected/; one that does not report fails ("did not run"), and one
+# that reports without being listed fails too.  Each step prints [i/N], the
+# time so far and an estimate of the rest, and a heartbeat every minute.
+#
 # CHECK_QUICK=1 skips the debug kernel (for a quick local run).
 
 . "$(dirname "$0")/lib.sh"
 
+. "$ROOT/scripts/check-lib.sh"
+
 LOGS=$BUILD/check
 rm -rf "$LOGS"
 mkdir -p "$LOGS"
-npass=0 nfail=0 nskip=0
-failed=()
 
-result() { # status name [detail]
-	case $1 in
-	pass) npass=$((npass + 1)); printf 'PASS  %s%s\n' "$2" "${3:+ ($3)}" ;;
-	fail) nfail=$((nfail + 1)); failed+=("$2"); printf 'FAIL  %s%s\n' "$2" "${3:+ ($3)}" ;;
-	skip) nskip=$((nskip + 1)); printf 'SKIP  %s%s\n' "$2" "${3:+ ($3)}" ;;
-	esac
+# Whether the series adds pghot (the tree may not exist yet).
+has_pghot() {
+	if [ -d "$KSRC/.git" ]; then
+		[ -f "$KSRC/mm/pghot/core.c" ]
+	else
+		grep -v '^#' "$ROOT/patches/series" | sed "s|^|$ROOT/patches/|" |
+			xargs grep -qs '^+++ b/mm/pghot/core.c'
+	fi
 }
 
-section() { printf '\n=== %s\n' "$*"; }
+flavours=(test)
+if has_pghot; then
+	flavours+=(precise nopghot)
+fi
+[ "${CHECK_QUICK:-0}" = 1 ] || flavours+=(debug)
 
-has_pghot() { [ -f "$KSRC/mm/pghot/core.c" ]; }
+# The steps, in the order they run (their names key the step times).
+plan=(checker series checkpatch)
+for f in "${flavours[@]}"; do plan+=("build $f kernel"); done
+has_pghot && plan+=(bisect)
+plan+=(W=1)
+has_pghot && plan+=(allmodconfig)
+plan+=(htmldocs kvzipf initramfs "vm test-small" "vm test-seed" "vm test-bigfast")
+has_pghot && plan+=("vm precise" "vm precise-seed" "vm nopghot" "bench smoke")
+[ "${CHECK_QUICK:-0}" = 1 ] || plan+=("vm debug" "vm debug-seed")
+progress_plan "${plan[@]}"
+trap heartbeat_stop EXIT
+
+# --- 0. the checker itself ---------------------------------------------------
+# Broken inputs (a missing selftest binary, a renamed case, a filter that
+# matches nothing, a VM that dies, ...) must each be reported as FAIL by the
+# code below; check-selftest.sh feeds them to it.
+step checker
+while IFS= read -r line; do
+	case $line in
+	'ok - '*) result pass "checker: ${line#ok - }" ;;
+	'not ok - '*) result fail "checker: ${line#not ok - }" ;;
+	*) echo "$line" ;;
+	esac
+done < <("$ROOT/scripts/check-selftest.sh" 2>&1 || echo "not ok - check-selftest.sh exited non-zero")
 
 # --- 1. the series applies ------------------------------------------------
-section "series"
+step series
 if [ ! -d "$KSRC/.git" ]; then
 	if "$ROOT/scripts/tree.sh" > "$LOGS/tree.log" 2>&1; then
 		result pass "series applies with git am" "$(tail -n1 "$LOGS/tree.log")"
@@ -87,7 +123,7 @@ fi
 [ -d "$KSRC/.git" ] || { echo "no tree; giving up"; echo "$npass passed, $((nfail + 1)) failed"; exit 1; }
 
 # --- 2. checkpatch ----------------------------------------------------------
-section "checkpatch --strict"
+step checkpatch
 while read -r p; do
 	case "$p" in ''|'#'*) continue ;; esac
 	out=$(cd "$KSRC" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --no-color "$ROOT/patches/$p" 2>&1) || true
@@ -101,14 +137,9 @@ while read -r p; do
 done < "$ROOT/patches/series"
 
 # --- 3. kernels -------------------------------------------------------------
-section "kernel builds"
-flavours=(test)
-if has_pghot; then
-	flavours+=(precise nopghot)
-fi
-[ "${CHECK_QUICK:-0}" = 1 ] || flavours+=(debug)
 declare -A built
 for f in "${flavours[@]}"; do
+	step "build $f kernel" "$LOGS/build-$f.log"
 	if "$ROOT/scripts/build-kernel.sh" "$f" > "$LOGS/build-$f.log" 2>&1; then
 		built[$f]=1
 		result pass "build $f kernel" "$(grep -o 'built .* in [0-9]*s' "$LOGS/build-$f.log" | cut -d: -f1)"
@@ -131,12 +162,12 @@ run_script() { # name script log-name
 
 # --- 3b. every patch builds on its own ----------------------------------------
 if has_pghot; then
-	section "bisect"
+	step bisect "$LOGS/bisect.log"
 	run_script "bisect: every patch builds on its own" bisect-check.sh bisect
 fi
 
 # --- 4. W=1 on the lines the series touches ----------------------------------
-section "W=1"
+step W=1
 if [ -n "${built[test]:-}" ]; then
 	run_script "W=1: no new warnings" w1-check.sh w1
 else
@@ -145,114 +176,63 @@ fi
 
 # --- 4b. allmodconfig build of the files the series touches ---------------------
 if has_pghot; then
-	section "allmodconfig"
+	step allmodconfig
 	run_script "allmodconfig: touched files build" allmod-check.sh allmod
 fi
 
 # --- 4c. documentation: htmldocs of admin-guide/mm and kernel-doc ------------
-section "htmldocs"
+step htmldocs
 run_script "htmldocs admin-guide/mm and kernel-doc: no new warnings" htmldocs.sh htmldocs
 
 # --- 4d. the benchmark's redis-zipf hot set, on the host ----------------------
-section "kvzipf"
+step kvzipf
 run_script "kvzipf --map finds redis-server's values and per-key objects" kvzipf-check.sh kvzipf
 
-# --- parsing helpers ----------------------------------------------------------
-# KUnit: test-case lines (depth 1) of the KTAP output in a console log.
-kunit_results() { # label console.log kernel
-	local label=$1 log=$2 kernel=$3 n=0
-	while IFS= read -r line; do
-		n=$((n + 1))
-		local name status
-		name=$(echo "$line" | sed -E 's/^ *(not )?ok [0-9]+ (- )?//; s/ *#.*$//')
-		if echo "$line" | grep -q '# SKIP'; then
-			status=skip
-		elif echo "$line" | grep -q '^ *not ok'; then
-			status=fail
-		else
-			status=pass
-		fi
-		result $status "kunit[$label] $name"
-	done < <(sed -E 's/^\[ *[0-9.]+\] //' "$log" | grep -E '^    (not )?ok [0-9]+ ')
-	if [ "$n" = 0 ]; then
-		# Only a kernel built with the pghot KUnit tests owes results.
-		if grep -q '^CONFIG_PGHOT_KUNIT_TEST=y' "$BUILD/obj-$kernel/.config"; then
-			result fail "kunit[$label]" "no KUnit results in $log"
-		else
-			echo "(kunit[$label]: kernel built without KUnit suites)"
-		fi
-	fi
-}
-
-# kselftests: TAP lines of each program, and the program's exit status.
-selftest_results() { # label output.log
-	local label=$1 log=$2 prog= seen=0
-	while IFS= read -r line; do
-		case $line in
-		PGHOT-TEST-BEGIN\ *) prog=${line#PGHOT-TEST-BEGIN }; seen=0 ;;
-		PGHOT-TEST-END\ *)
-			set -- $line
-			if [ "$seen" = 0 ]; then
-				case $3 in
-				0) result pass "selftest[$label] $prog" ;;
-				4) result skip "selftest[$label] $prog" "skipped" ;;
-				*) result fail "selftest[$label] $prog" "exit $3, no TAP results" ;;
-				esac
-			elif [ "$3" != 0 ] && [ "$3" != 4 ] && [ "$seen" = ok ]; then
-				result fail "selftest[$label] $prog" "exit $3 after passing cases"
-			fi
-			prog= ;;
-		ok\ *|not\ ok\ *)
-			[ -n "$prog" ] || continue
-			local name
-			name=$(echo "$line" | sed -E 's/^(not )?ok [0-9]+ (- )?//; s/ *#.*$//')
-			if echo "$line" | grep -q '# SKIP'; then
-				result skip "selftest[$label] $prog: $name" "$(echo "$line" | sed 's/.*# SKIP *//')"
-				[ "$seen" = 0 ] && seen=ok
-			elif [ "${line#not }" != "$line" ]; then
-				result fail "selftest[$label] $prog: $name"
-				seen=fail
-			else
-				result pass "selftest[$label] $prog: $name"
-				[ "$seen" = 0 ] && seen=ok
-			fi ;;
-		esac
-	done < <(tr -d '\r' < "$log")
-}
-
-vm_run() { # label kernel topology timeout log-dir command...
-	local label=$1 kernel=$2 topo=$3 to=$4 dir=$5
-	shift 5
-	# shellcheck disable=SC2086 # VMOPTS holds several options
-	"$ROOT/scripts/vm.sh" --kernel "$kernel" --topology "$topo" --timeout "$to" \
-		${VMOPTS:-} --log "$dir" -- "$@" > "$dir.out" 2> "$dir.err"
-	local rc=$?
-	if grep -q '^VM: \(kernel splat\|timed out\|guest ended\|wrong memory tier\)' "$dir.err"; then
-		result fail "vm[$label] clean run" "$(grep '^VM:' "$dir.err" | head -n1)"
-		sed -n '1,40p' "$dir.err"
-		return 1
-	fi
-	result pass "vm[$label] clean run" "no splat, no hang"
-	return $rc
-}
-
 # --- 5./6. KUnit and kselftests in the VM ----------------------------------------
-section "KUnit and kselftests in the tiered VM"
-"$ROOT/scripts/mkinitramfs.sh" > "$LOGS/initramfs.log" 2>&1 ||
-	{ result fail "initramfs" "see $LOGS/initramfs.log"; }
+# Each run is checked against its list in scripts/expected/: kunit-KERNEL.txt
+# (the KUnit cases a kernel owes at every boot) and selftest-LABEL.txt (the
+# selftest cases the run owes); what did not report fails.
+step initramfs
+initramfs_ok=
+if "$ROOT/scripts/mkinitramfs.sh" > "$LOGS/initramfs.log" 2>&1; then
+	initramfs_ok=1
+	result pass "initramfs: busybox, selftests and bench programs build" \
+		"$(ls "$BUILD/initramfs/selftests/pghot" | wc -l) selftest programs"
+else
+	result fail "initramfs: busybox, selftests and bench programs build" "see $LOGS/initramfs.log"
+	tail -n 20 "$LOGS/initramfs.log"
+fi
 
 declare -A kunit_done
 run_suite() { # label kernel topology timeout [selftests...]
-	local label=$1 kernel=$2 topo=$3 to=$4
+	local label=$1 kernel=$2 topo=$3 to=$4 why= got
+	local list=$EXPECTED/selftest-$1.txt
 	shift 4
-	[ -n "${built[$kernel]:-}" ] || { result fail "vm[$label]" "$kernel kernel not built"; return; }
+	step "vm $label" "$LOGS/vm-$label/output.log"
+	[ -n "${built[$kernel]:-}" ] || why="no $kernel kernel"
+	[ -n "$initramfs_ok" ] || why="${why:+$why, }no initramfs"
+	if [ -n "$why" ]; then
+		result fail "vm[$label] run" "$why"
+		fail_expected "selftest[$label]" "$list" "did not run: $why"
+		if [ -z "${kunit_done[$kernel]:-}" ]; then
+			kunit_done[$kernel]=1
+			fail_expected "kunit[$label]" "$EXPECTED/kunit-$kernel.txt" "did not run: $why"
+		fi
+		return
+	fi
 	vm_run "$label" "$kernel" "$topo" "$to" "$LOGS/vm-$label" run-selftests "$@" || true
-	# KUnit runs at every boot; count it once per kernel, not per topology.
+	# KUnit runs at every boot: its cases are reported at the kernel's
+	# first boot, and every later boot must match them.
 	if [ -z "${kunit_done[$kernel]:-}" ]; then
 		kunit_done[$kernel]=1
-		kunit_results "$label" "$LOGS/vm-$label/console.log" "$kernel"
+		kunit_results "$label" "$LOGS/vm-$label/console.log" "$kernel" first
+	else
+		kunit_results "$label" "$LOGS/vm-$label/console.log" "$kernel" again
 	fi
-	selftest_results "$label" "$LOGS/vm-$label/output.log"
+	got=$(mktemp)
+	selftest_results "$label" "$LOGS/vm-$label/output.log" "$got"
+	compare_expected "selftest[$label]" "$list" "$got"
+	rm -f "$got"
 }
 
 # The small topology gets a movable DIMM on the slow node for hotplug_test.
@@ -275,7 +255,10 @@ if has_pghot; then
 fi
 # A short run of the benchmark harness (make bench), so that it cannot rot:
 # it fails on a broken run, missing output or a report that cannot be made.
-if has_pghot && [ -n "${built[test]:-}" ]; then
+has_pghot && step "bench smoke" "$LOGS/bench.log"
+if has_pghot && [ -z "${built[test]:-}" ]; then
+	result fail "bench smoke run" "did not run: no test kernel"
+elif has_pghot; then
 	if "$ROOT/scripts/bench.sh" --smoke --kernel test --out "$LOGS/bench" \
 		> "$LOGS/bench.log" 2>&1; then
 		result pass "bench smoke run" "table, CSV and plot in $LOGS/bench"
@@ -296,6 +279,7 @@ if [ "${CHECK_QUICK:-0}" != 1 ]; then
 		constraints_test:-r:constraints.pghot.cpuset_mems_exclude_top_tier
 fi
 
+progress_done
 echo
 if [ ${#failed[@]} -gt 0 ]; then
 	echo "failed:"

@@ -9,6 +9,8 @@
 . "$(dirname "$0")/lib.sh"
 
 out=$BUILD/initramfs.cpio
+# A failed build must not leave the previous image for the VM runs to boot.
+rm -f "$out"
 root=$BUILD/initramfs
 rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,etc,selftests/pghot,bench,lib,lib64,root}
