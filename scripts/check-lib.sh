@@ -37,6 +37,10 @@ expected_names() { # file
 # FAIL "not expected".
 compare_expected() { # prefix expected-file reported-names-file [why]
 	local prefix=$1 list=$2 got=$3 why=${4:-did not run} name
+	if [ ! -f "$list" ]; then
+		result fail "$prefix" "no list ${list#"$ROOT"/} (scripts/expected-update.sh writes one)"
+		return 0
+	fi
 	while IFS= read -r name; do
 		result fail "$prefix $name" "$why"
 	done < <(comm -23 <(expected_names "$list" | LC_ALL=C sort -u) \
@@ -60,8 +64,11 @@ fail_expected() { # prefix expected-file why
 #   case  STATUS  SUITE.CASE        a test case (depth 1) and its result
 #   plan  SUITE   PLANNED  GOT      a suite whose 1..N plan its cases missed
 #   top   PLANNED GOT               the suite count against the top 1..N plan
+#   suitefail SUITE                 a suite that reported "not ok" itself
 # Parameterised cases (depth 2) are part of their case's result.
 kunit_parse() { # console.log
+	# A VM that never started leaves no log: nothing reported.
+	[ -r "$1" ] || return 0
 	sed -E 's/^\[ *[0-9.]+\] //' "$1" | tr -d '\r' | awk '
 	function finish_suite() {
 		if (suite != "" && plan >= 0 && plan != ncase)
@@ -82,7 +89,14 @@ kunit_parse() { # console.log
 		ncase++
 		next
 	}
-	/^(not )?ok [0-9]+ / { finish_suite(); nsuite++; next }
+	/^(not )?ok [0-9]+ / {
+		line = $0
+		sub(/^(not )?ok [0-9]+ (- )?/, "", line)
+		sub(/ *#.*$/, "", line)
+		if ($0 ~ /^not ok/ && $0 !~ /# SKIP/)
+			printf "suitefail\t%s\n", line
+		finish_suite(); nsuite++; next
+	}
 	END {
 		finish_suite()
 		if (top >= 0 && top != nsuite) printf "top\t%d\t%d\n", top, nsuite
@@ -112,6 +126,13 @@ kunit_results() { # label console.log kernel first|again
 			else
 				bad=$((bad + 1))
 				echo "  kunit[$label] suite $a: planned $b cases, $c reported"
+			fi ;;
+		suitefail)
+			if [ "$mode" = first ]; then
+				result fail "kunit[$label] suite $a" "the suite reported not ok"
+			else
+				bad=$((bad + 1))
+				echo "  kunit[$label] suite $a reported not ok"
 			fi ;;
 		top)	if [ "$mode" = first ]; then
 				result fail "kunit[$label] suites" "planned $a, $b reported"
@@ -148,7 +169,7 @@ kunit_results() { # label console.log kernel first|again
 # when it exits 4 (no lower tier, say), a FAIL otherwise, exit 0 included
 # (a -r filter that matches nothing plans 0 tests and exits 0).
 selftest_results() { # label output.log reported-names-file
-	local label=$1 log=$2 got=$3 prog= seen=0 plan= ncase=0 line name
+	local label=$1 log=$2 got=$3 prog= seen=0 plan= ncase=0 line name rc
 	while IFS= read -r line; do
 		case $line in
 		PGHOT-TEST-BEGIN\ *)
@@ -160,17 +181,24 @@ selftest_results() { # label output.log reported-names-file
 			seen=0 plan= ncase=0 ;;
 		PGHOT-TEST-END\ *)
 			[ -n "$prog" ] || continue
-			set -- $line
+			rc=${line##* }
+			case $rc in
+			''|*[!0-9]*)
+				result fail "selftest[$label] $prog" "did not finish (no exit status)"
+				echo "$prog" >> "$got"
+				prog=
+				continue ;;
+			esac
 			if [ "$seen" = 0 ]; then
 				echo "$prog" >> "$got"
-				case $3 in
+				case $rc in
 				4) result skip "selftest[$label] $prog" "skipped as a whole" ;;
 				0) result fail "selftest[$label] $prog" "exit 0 but no test ran (a filter that matches nothing?)" ;;
-				*) result fail "selftest[$label] $prog" "exit $3, no TAP results" ;;
+				*) result fail "selftest[$label] $prog" "exit $rc, no TAP results" ;;
 				esac
 			else
-				if [ "$3" != 0 ] && [ "$3" != 4 ] && [ "$seen" = ok ]; then
-					result fail "selftest[$label] $prog" "exit $3 after passing cases"
+				if [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ "$seen" = ok ]; then
+					result fail "selftest[$label] $prog" "exit $rc after passing cases"
 					echo "$prog" >> "$got"
 				fi
 				if [ -n "$plan" ] && [ "$plan" != "$ncase" ]; then
@@ -251,6 +279,7 @@ progress_plan() { # step names...
 		[ -f "$f" ] || continue
 		while IFS=$'\t' read -r name secs; do
 			case $name in ''|'#'*) continue ;; esac
+			case $secs in ''|*[!0-9]*) continue ;; esac
 			step_last[$name]=$secs
 			step_nlast=$((step_nlast + 1))
 		done < "$f"
@@ -300,6 +329,7 @@ step() { # name [watch-file]
 	step_t0=$now
 	# Started from a subshell that exits at once, so that the heartbeat is
 	# not a child of this shell (bash then never waits for it).
+	local parent=$$
 	(
 		(
 			trap - EXIT
@@ -309,6 +339,8 @@ step() { # name [watch-file]
 				sleep 60 > /dev/null 2>&1 < /dev/null &
 				sp=$!
 				wait "$sp"
+				# Gone with make check, even if it was killed.
+				kill -0 "$parent" 2>/dev/null || exit 0
 				line=
 				[ -n "$watch" ] && [ -f "$watch" ] &&
 					line=$(tr -d '\r' < "$watch" | grep -av '^#' | tail -n 1 | cut -c1-70 || true)

@@ -177,6 +177,33 @@ out=$(selftests_of "${alpha_ok/ok 1 a.one/not ok 1 a.one}
 $beta_ok")
 expect_fail "a failing selftest case" 'selftest\[fake\] alpha_test: a\.one$' "$out"
 
+# A status line cut short (the serial port lost its end).
+out=$(selftests_of "${alpha_ok/alpha_test 0/alpha_test}
+$beta_ok")
+expect_fail "an end line without an exit status" 'selftest\[fake\] alpha_test \(did not finish' "$out"
+
+# The next program starts while the previous one never ended.
+out=$(selftests_of "${alpha_ok/PGHOT-TEST-END alpha_test 0/}
+$beta_ok")
+expect_fail "a program whose end line is missing" 'selftest\[fake\] alpha_test \(did not finish\)' "$out"
+
+# A program that skips as a whole (no lower tier, say) is one SKIP, and its
+# listed cases did not run.
+out=$(selftests_of "$alpha_ok
+PGHOT-TEST-BEGIN beta_test
+1..0 # SKIP no lower memory tier
+PGHOT-TEST-END beta_test 4")
+expect_fail "a program skipped as a whole: its cases did not run" \
+	'selftest\[fake\] beta_test: b\.one \(did not run\)' "$out"
+
+# No list at all for a run.
+out=$(rm -f "$EXPECTED/selftest-gone.txt"; (
+	. "$ROOT/scripts/check-lib.sh"
+	: > "$work/got"
+	compare_expected "selftest[gone]" "$EXPECTED/selftest-gone.txt" "$work/got"
+))
+expect_fail "a run without an expected list" 'selftest\[gone\] \(no list' "$out"
+
 # --- broken KUnit logs ------------------------------------------------------------------
 out=$(kunit_of "${kunit_ok/ok 2 case_two/ok 2 case_2}" first)
 expect_fail "a KUnit case renamed: the old name did not run" \
@@ -201,6 +228,22 @@ expect_fail "a KUnit failure at a later boot" 'kunit\[fake\] as at the first boo
 # No KUnit output at all from a kernel that owes some.
 out=$(kunit_of "[    1.0] no KTAP here" first)
 expect_fail "a kernel that printed no KUnit results" 'kunit\[fake\] suite_x\.case_one \(did not run\)' "$out"
+
+# No console log at all (vm.sh failed before the VM started).
+out=$(rm -f "$work/console.log"; (
+	. "$ROOT/scripts/check-lib.sh"
+	kunit_results fake "$work/no-such-console.log" fake first
+	echo "COUNT $npass $nfail $nskip"
+))
+expect_fail "a boot that left no console log" 'kunit\[fake\] suite_x\.case_one \(did not run\)' "$out"
+
+# A suite that reports not ok although its cases pass (its exit failed).
+out=$(kunit_of "${kunit_ok/ok 2 suite_y/not ok 2 suite_y}" first)
+expect_fail "a KUnit suite that failed as a whole" 'kunit\[fake\] suite suite_y \(the suite reported not ok\)' "$out"
+
+# A later boot short of a suite's plan.
+out=$(kunit_of "$(echo "$kunit_ok" | sed '/ok 2 case_two/d')" again)
+expect_fail "a later boot short of a suite's plan" 'kunit\[fake\] as at the first boot of fake' "$out"
 
 # --- the VM ------------------------------------------------------------------------------------
 # The real vm.sh, with a stand-in for qemu-system-x86_64 that does what
@@ -263,7 +306,8 @@ echo 'the previous image' > "$work/ibuild/initramfs.cpio"
 rc=0
 BUILD=$work/ibuild "$ROOT/scripts/mkinitramfs.sh" > "$work/initramfs.log" 2>&1 || rc=$?
 ok=0
-[ "$rc" != 0 ] && [ ! -e "$work/ibuild/initramfs.cpio" ] && ok=1
+[ "$rc" != 0 ] && [ ! -e "$work/ibuild/initramfs.cpio" ] &&
+	grep -q 'error: does not build' "$work/initramfs.log" && ok=1
 verdict "a selftest build failure fails mkinitramfs and leaves no old image" $ok \
 	"exit $rc; $(ls "$work/ibuild"); $(tail -n 3 "$work/initramfs.log")"
 

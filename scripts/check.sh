@@ -127,12 +127,12 @@ step checkpatch
 while read -r p; do
 	case "$p" in ''|'#'*) continue ;; esac
 	out=$(cd "$KSRC" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --no-color "$ROOT/patches/$p" 2>&1) || true
-	total=$(echo "$out" | grep '^total:' | tail -n1)
+	total=$(echo "$out" | grep '^total:' | tail -n1 || true)
 	if echo "$total" | grep -q '^total: 0 errors, 0 warnings, 0 checks'; then
 		result pass "checkpatch $p"
 	else
 		result fail "checkpatch $p" "${total:-no result}"
-		echo "$out" | grep -E '^(ERROR|WARNING|CHECK)|^#' | head -n 20
+		echo "$out" | grep -m 20 -E '^(ERROR|WARNING|CHECK)|^#' || true
 	fi
 done < "$ROOT/patches/series"
 
@@ -145,7 +145,7 @@ for f in "${flavours[@]}"; do
 		result pass "build $f kernel" "$(grep -o 'built .* in [0-9]*s' "$LOGS/build-$f.log" | cut -d: -f1)"
 	else
 		result fail "build $f kernel" "see $LOGS/build-$f.log"
-		grep -E 'error|Error' "$LOGS/build-$f.log" | head -n 20
+		grep -m 20 -E 'error|Error' "$LOGS/build-$f.log" || tail -n 20 "$LOGS/build-$f.log"
 	fi
 done
 
