@@ -11,9 +11,11 @@
 # timeout, even if COMMAND succeeded.
 #
 # Options:
-#   --topology small|seed   node layout (default small)
-#       small: node 0 DRAM + CPUs, node 1 CPU-less slow memory
-#       seed:  nodes 0 and 1 DRAM + one CPU each, node 2 CPU-less slow memory
+#   --topology small|seed|twodram   node layout (default small)
+#       small:   node 0 DRAM + CPUs, node 1 CPU-less slow memory
+#       seed:    nodes 0 and 1 DRAM + one CPU each, node 2 CPU-less slow memory
+#       twodram: node 0 DRAM + CPUs, node 1 CPU-less DRAM (same tier as
+#                node 0), node 2 CPU-less slow memory
 #   --fast-mb N, --slow-mb N  memory per DRAM / slow node (default 1024)
 #   --dimm-mb N              also plug an N MiB DIMM into the slow node at boot,
 #                            onlined to ZONE_MOVABLE so that it can be offlined
@@ -98,6 +100,21 @@ seed)
 	slow_node=2
 	# One socket per DRAM node: CPUs of different nodes share no cache.
 	smp=$cpus,sockets=2,cores=$half,threads=1
+	;;
+twodram)
+	# A second top-tier node without CPUs, as a CXL-attached DRAM
+	# expander that HMAT reports as fast as local DRAM would be.
+	mem=$((2 * fast_mb + slow_mb))
+	numa=(-object memory-backend-ram,id=m0,size=${fast_mb}M
+	      -object memory-backend-ram,id=m1,size=${fast_mb}M
+	      -object memory-backend-ram,id=m2,size=${slow_mb}M
+	      -numa node,nodeid=0,memdev=m0,cpus=0-$((cpus - 1)),initiator=0
+	      -numa node,nodeid=1,memdev=m1,initiator=0
+	      -numa node,nodeid=2,memdev=m2,initiator=0
+	      $(hmat 0 0 10 10G) $(hmat 0 1 10 10G) $(hmat 0 2 30 5G))
+	tiers="0-1|2"
+	slow_node=2
+	smp=$cpus
 	;;
 *) die "unknown topology $topology" ;;
 esac
