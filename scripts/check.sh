@@ -60,7 +60,7 @@ for f in "${flavours[@]}"; do plan+=("build $f kernel"); done
 has_pghot && plan+=(bisect)
 plan+=(W=1)
 has_pghot && plan+=(allmodconfig)
-plan+=(htmldocs kvzipf initramfs "vm test-small" "vm test-seed" "vm test-bigfast")
+plan+=(htmldocs kvzipf initramfs "vm test-small" "vm test-seed" "vm test-twodram" "vm test-bigfast")
 has_pghot && plan+=("vm precise" "vm precise-seed" "vm nopghot" "bench smoke")
 [ "${CHECK_QUICK:-0}" = 1 ] || plan+=("vm debug" "vm debug-seed")
 progress_plan "${plan[@]}"
@@ -241,6 +241,11 @@ run_suite test-seed test seed 900 tiering_promote \
 	kmigrated_test:-r:promote.threshold2.hot_set_promoted \
 	promote_defaults_test:-r:defaults.hot_throughout.scattered_hot_set \
 	constraints_test:-r:constraints.tiering.cpuset_mems_exclude_top_tier:-r:constraints.pghot.cpuset_mems_exclude_top_tier
+# Two top-tier nodes, one of them CPU-less: a task confined to the other
+# (cpuset.mems, MPOL_BIND) gets no page into it, whether its own node is
+# full or target_nid names the CPU-less one; mainline's variant beside it.
+run_suite test-twodram test twodram 900 \
+	constraints_test:-r:constraints.tiering.cpuset_full_node_no_fallback:-r:constraints.pghot.cpuset_full_node_no_fallback:-r:constraints.tiering.bind_full_node_no_fallback:-r:constraints.pghot.bind_full_node_no_fallback:-r:constraints.tiering.target_nid_outside_cpuset:-r:constraints.pghot.target_nid_outside_cpuset
 # A THP goes up whole only into a node with plenty of free memory (over
 # 1 GiB), which the 1 GiB fast node of the other runs never has: there the
 # test takes its split branch, here its whole branch.
@@ -273,7 +278,7 @@ if [ "${CHECK_QUICK:-0}" != 1 ]; then
 	VMOPTS="--dimm-mb 256" run_suite debug debug small 2400 debugfs_test ibs_test \
 		tiering_promote hotplug_test \
 		kmigrated_test:-r:promote.threshold1.hot_set_promoted:-r:kmigrated.thp_whole_or_split:-r:kmigrated.disable_stops_promotion \
-		constraints_test:-r:constraints.pghot.bind_to_lower_tier:-r:constraints.pghot.mlocked_stay \
+		constraints_test:-r:constraints.pghot.bind_to_lower_tier:-r:constraints.pghot.mlocked_as_mainline \
 		fulltier_test:-r:fulltier.defaults.thp_one_page_hot
 	run_suite debug-seed debug seed 900 \
 		constraints_test:-r:constraints.pghot.cpuset_mems_exclude_top_tier
