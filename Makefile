@@ -65,7 +65,7 @@ kernel-nopghot: tree-if-missing
 initramfs: tree-if-missing
 	$(S)/mkinitramfs.sh
 
-## selftests      run the pghot kselftests in the VM (KERNEL=test|debug|..., TOPOLOGY=small|seed)
+## selftests      run the pghot kselftests in the VM (KERNEL=test|debug|..., TOPOLOGY=small|seed|twodram)
 KERNEL ?= test
 TOPOLOGY ?= small
 selftests: initramfs

@@ -62,7 +62,7 @@ plan+=(W=1)
 has_pghot && plan+=(allmodconfig)
 plan+=(htmldocs kvzipf initramfs "vm test-small" "vm test-seed" "vm test-twodram" "vm test-bigfast")
 has_pghot && plan+=("vm precise" "vm precise-seed" "vm nopghot" "bench smoke")
-[ "${CHECK_QUICK:-0}" = 1 ] || plan+=("vm debug" "vm debug-seed")
+[ "${CHECK_QUICK:-0}" = 1 ] || plan+=("vm debug" "vm debug-seed" "vm debug-twodram")
 progress_plan "${plan[@]}"
 trap heartbeat_stop EXIT
 
@@ -282,6 +282,10 @@ if [ "${CHECK_QUICK:-0}" != 1 ]; then
 		fulltier_test:-r:fulltier.defaults.thp_one_page_hot
 	run_suite debug-seed debug seed 900 \
 		constraints_test:-r:constraints.pghot.cpuset_mems_exclude_top_tier
+	# The placement checks against kmigrated's node, and the fallback of
+	# a refused fault to mainline's decision.
+	run_suite debug-twodram debug twodram 900 \
+		constraints_test:-r:constraints.pghot.bind_full_node_no_fallback:-r:constraints.pghot.target_nid_outside_cpuset
 fi
 
 progress_done
