@@ -112,39 +112,31 @@ kunit_results() { # label console.log kernel first|again
 	local recs got bad=0 kind a b c
 	recs=$(mktemp) got=$(mktemp)
 	kunit_parse "$log" > "$recs"
+	# A problem of the log: a FAIL at the first boot, counted at a later one.
+	problem() { # name detail
+		if [ "$mode" = first ]; then
+			result fail "kunit[$label] $1" "$2"
+		else
+			bad=$((bad + 1))
+			echo "  kunit[$label] $1: $2"
+		fi
+	}
 	while IFS=$'\t' read -r kind a b c; do
 		case $kind in
 		case)	echo "$b" >> "$got"
 			if [ "$mode" = first ]; then
 				result "$a" "kunit[$label] $b"
 			elif [ "$a" = fail ]; then
-				bad=$((bad + 1))
-				echo "  kunit[$label] $b failed"
+				problem "$b" "failed"
 			fi ;;
-		plan)	if [ "$mode" = first ]; then
-				result fail "kunit[$label] suite $a" "planned $b cases, $c reported"
-			else
-				bad=$((bad + 1))
-				echo "  kunit[$label] suite $a: planned $b cases, $c reported"
-			fi ;;
-		suitefail)
-			if [ "$mode" = first ]; then
-				result fail "kunit[$label] suite $a" "the suite reported not ok"
-			else
-				bad=$((bad + 1))
-				echo "  kunit[$label] suite $a reported not ok"
-			fi ;;
-		top)	if [ "$mode" = first ]; then
-				result fail "kunit[$label] suites" "planned $a, $b reported"
-			else
-				bad=$((bad + 1))
-				echo "  kunit[$label]: planned $a suites, $b reported"
-			fi ;;
+		plan)	problem "suite $a" "planned $b cases, $c reported" ;;
+		suitefail) problem "suite $a" "the suite reported not ok" ;;
+		top)	problem "suites" "planned $a, $b reported" ;;
 		esac
 	done < "$recs"
 	if [ "$mode" = first ]; then
 		compare_expected "kunit[$label]" "$list" "$got"
-		if [ ! -s "$got" ] && [ -z "$(expected_names "$list")" ]; then
+		if [ -f "$list" ] && [ ! -s "$got" ] && [ -z "$(expected_names "$list")" ]; then
 			result pass "kunit[$label]" "$kernel owes no KUnit case and reported none"
 		fi
 	else
