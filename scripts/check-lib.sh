@@ -234,7 +234,7 @@ vm_run() { # label kernel topology timeout log-dir command...
 	local label=$1 kernel=$2 topo=$3 to=$4 dir=$5 rc=0 why
 	shift 5
 	# shellcheck disable=SC2086 # VMOPTS holds several options
-	"$ROOT/scripts/vm.sh" --kernel "$kernel" --topology "$topo" --timeout "$to" \
+	BUILD=${VMBUILD:-$BUILD} "$ROOT/scripts/vm.sh" --kernel "$kernel" --topology "$topo" --timeout "$to" \
 		${VMOPTS:-} --log "$dir" -- "$@" > "$dir.out" 2> "$dir.err" || rc=$?
 	why=$(grep -m1 '^VM: \(kernel splat\|timed out\|guest ended\|wrong memory tier\)' "$dir.err" || true)
 	[ -n "$why" ] || why=$(grep -m1 '^error: ' "$dir.err" || true)

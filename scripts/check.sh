@@ -22,6 +22,9 @@
 #   5. KUnit (TAP from the kernel log) in the test, precise and debug kernels
 #   6. the kselftests of tools/testing/selftests/mm/pghot in the tiered VM,
 #      with the test kernel (small and seed topologies) and the debug kernel
+#   7. part 1 alone (the patches before the "# part 2" line of
+#      patches/series), in build/part1: its test kernel, its KUnit and its
+#      own selftests in the VM, and the bench smoke
 #
 # Every KUnit case and selftest case a kernel or VM run owes is listed in
 # scripts/expected/; one that does not report fails ("did not run"), and one
@@ -49,6 +52,9 @@ has_pghot() {
 }
 
 flavours=(test)
+# Whether patches/series splits the series into part 1 and part 2.
+has_part2() { grep -q '^# part 2' "$ROOT/patches/series"; }
+P1BUILD=$BUILD/part1
 if has_pghot; then
 	flavours+=(precise nopghot)
 fi
@@ -63,6 +69,7 @@ has_pghot && plan+=(allmodconfig)
 plan+=(htmldocs kvzipf initramfs "vm test-small" "vm test-seed" "vm test-twodram" "vm test-bigfast")
 has_pghot && plan+=("vm precise" "vm precise-seed" "vm nopghot" "bench smoke")
 [ "${CHECK_QUICK:-0}" = 1 ] || plan+=("vm debug" "vm debug-seed" "vm debug-twodram")
+has_part2 && plan+=("build part1 kernel" "vm part1-small" "vm part1-twodram" "bench smoke part1")
 progress_plan "${plan[@]}"
 trap heartbeat_stop EXIT
 
@@ -210,7 +217,11 @@ run_suite() { # label kernel topology timeout [selftests...]
 	shift 4
 	step "vm $label" "$LOGS/vm-$label/output.log"
 	[ -n "${built[$kernel]:-}" ] || why="no $kernel kernel"
-	[ -n "$initramfs_ok" ] || why="${why:+$why, }no initramfs"
+	if [ -n "${VMBUILD:-}" ]; then
+		[ -n "$p1_initramfs_ok" ] || why="${why:+$why, }no part 1 initramfs"
+	else
+		[ -n "$initramfs_ok" ] || why="${why:+$why, }no initramfs"
+	fi
 	if [ -n "$why" ]; then
 		result fail "vm[$label] run" "$why"
 		fail_expected "selftest[$label]" "$list" "did not run: $why"
@@ -220,7 +231,9 @@ run_suite() { # label kernel topology timeout [selftests...]
 		fi
 		return
 	fi
-	vm_run "$label" "$kernel" "$topo" "$to" "$LOGS/vm-$label" run-selftests "$@" || true
+	local kpath=$kernel
+	[ "$kernel" = part1 ] && kpath=$P1BUILD/obj-test/arch/x86/boot/bzImage
+	VMBUILD=${VMBUILD:-} vm_run "$label" "$kpath" "$topo" "$to" "$LOGS/vm-$label" run-selftests "$@" || true
 	# KUnit runs at every boot: its cases are reported at the kernel's
 	# first boot, and every later boot must match them.
 	if [ -z "${kunit_done[$kernel]:-}" ]; then
@@ -286,6 +299,42 @@ if [ "${CHECK_QUICK:-0}" != 1 ]; then
 	# a refused fault to mainline's decision.
 	run_suite debug-twodram debug twodram 900 \
 		constraints_test:-r:constraints.pghot.bind_full_node_no_fallback:-r:constraints.pghot.target_nid_outside_cpuset
+fi
+
+# --- 7. part 1 alone -------------------------------------------------------------
+# The series without its part 2 must stand as it would be posted: its own
+# kernel, KUnit cases and selftests (built from its tree), and the bench.
+p1_initramfs_ok=
+if has_part2; then
+	step "build part1 kernel" "$LOGS/build-part1.log"
+	if "$ROOT/scripts/part1-tree.sh" > "$LOGS/build-part1.log" 2>&1 &&
+		BUILD=$P1BUILD "$ROOT/scripts/build-kernel.sh" test >> "$LOGS/build-part1.log" 2>&1; then
+		built[part1]=1
+		result pass "build part1 kernel" "$(head -n1 "$LOGS/build-part1.log")"
+	else
+		result fail "build part1 kernel" "see $LOGS/build-part1.log"
+		grep -m 20 -E 'error|Error' "$LOGS/build-part1.log" || tail -n 20 "$LOGS/build-part1.log"
+	fi
+	if [ -n "${built[part1]:-}" ] &&
+		BUILD=$P1BUILD "$ROOT/scripts/mkinitramfs.sh" > "$LOGS/initramfs-part1.log" 2>&1; then
+		p1_initramfs_ok=1
+		result pass "initramfs part1: part 1's selftests build" \
+			"$(ls "$P1BUILD/initramfs/selftests/pghot" | wc -l) selftest programs"
+	else
+		result fail "initramfs part1: part 1's selftests build" "see $LOGS/initramfs-part1.log"
+	fi
+	VMBUILD=$P1BUILD VMOPTS="--dimm-mb 256" run_suite part1-small part1 small 1200
+	VMBUILD=$P1BUILD run_suite part1-twodram part1 twodram 900 \
+		constraints_test:-r:constraints.pghot.cpuset_full_node_no_fallback:-r:constraints.pghot.bind_full_node_no_fallback:-r:constraints.pghot.target_nid_outside_cpuset
+	step "bench smoke part1" "$LOGS/bench-part1.log"
+	if [ -z "$p1_initramfs_ok" ]; then
+		result fail "bench smoke run, part 1" "did not run: no part 1 kernel"
+	elif BUILD=$P1BUILD "$ROOT/scripts/bench.sh" --smoke --kernel test \
+		--out "$LOGS/bench-part1" > "$LOGS/bench-part1.log" 2>&1; then
+		result pass "bench smoke run, part 1" "table, CSV and plot in $LOGS/bench-part1"
+	else
+		result fail "bench smoke run, part 1" "see $LOGS/bench-part1.log"
+	fi
 fi
 
 progress_done

@@ -32,8 +32,23 @@ export_to() {
 	{
 		[ -f "$ROOT/patches/0000-cover-letter.patch" ] &&
 			echo "# 0000-cover-letter.patch is the cover letter; it is not applied"
-		(cd "$out" && ls -1 [0-9]*.patch 2>/dev/null | grep -v '^0000-' || true)
-	} > "$out/series"
+		(cd "$out" && ls -1 [0-9]*.patch 2>/dev/null | grep -v '^0000-' || true) |
+			mark_part2
+	} > "$out/series.new"
+	mv "$out/series.new" "$out/series"
+}
+
+# The "# part 2" line of patches/series stays before the patch it preceded,
+# found by its subject (the file name without its number), wherever a
+# rebase moved it.
+mark_part2() {
+	local first=
+	first=$(awk '/^# part 2/ { getline; print; exit }' "$ROOT/patches/series" 2>/dev/null |
+		sed 's/^[0-9]*-//')
+	awk -v first="$first" '
+		first != "" && !done { name = $0; sub(/^[0-9]*-/, "", name)
+			if (name == first) { print "# part 2: optional mechanisms on top of part 1"; done = 1 } }
+		{ print }'
 }
 
 if [ $check = 1 ]; then
