@@ -84,8 +84,7 @@
 static const char *demo_counters[] = {
 	"pgpromote_success", "pgpromote_candidate", "pgpromote_candidate_nrl",
 	"numa_hint_faults", "pgdemote_kswapd", "pgdemote_direct",
-	"pghot_recorded_accesses", "pghot_recorded_hintfaults",
-	"pghot_recorded_hwhints",
+	"pghot_recorded_hintfaults", "pghot_recorded_hwhints",
 };
 #define NR_DEMO_COUNTERS (sizeof(demo_counters) / sizeof(demo_counters[0]))
 #define MAX_COUNTERS 160
@@ -521,14 +520,18 @@ static void pick_counters(void)
 			counters[nr_counters++] = demo_counters[c];
 		return;
 	}
-	f = fopen("/proc/vmstat", "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f) && nr_counters < MAX_COUNTERS) {
-		if (sscanf(line, "%127s", name) == 1 && match_prefix(opt.vmstat, name))
-			counters[nr_counters++] = strdup(name);
+	/* pghot's bookkeeping events are in its stats file (see tiering.h). */
+	for (int i = 0; i < 2; i++) {
+		f = fopen(i ? PGHOT_STATS_FILE : "/proc/vmstat", "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f) && nr_counters < MAX_COUNTERS) {
+			if (sscanf(line, "%127s", name) == 1 &&
+			    match_prefix(opt.vmstat, name))
+				counters[nr_counters++] = strdup(name);
+		}
+		fclose(f);
 	}
-	fclose(f);
 }
 
 /* utime and stime (clock ticks) from the text of /proc/PID/stat after "(comm)". */

@@ -306,6 +306,9 @@ fi
 # kernel, KUnit cases and selftests (built from its tree), and the bench.
 p1_initramfs_ok=
 if has_part2; then
+	# The bench programs are the harness's, built against the whole
+	# series' selftest header (tiering.h) whichever kernel they run on.
+	export BENCH_KSRC=$KSRC
 	step "build part1 kernel" "$LOGS/build-part1.log"
 	if "$ROOT/scripts/part1-tree.sh" > "$LOGS/build-part1.log" 2>&1 &&
 		BUILD=$P1BUILD "$ROOT/scripts/build-kernel.sh" test >> "$LOGS/build-part1.log" 2>&1; then

@@ -51,7 +51,7 @@ if [ -f "$st/Makefile" ]; then
 fi
 # Benchmark programs (the evaluation harness), when present.
 if [ -d "$ROOT/bench" ] && [ -f "$ROOT/bench/Makefile" ]; then
-	make -s -C "$ROOT/bench" OUT="$BUILD/bench" KSRC="$KSRC" >&2
+	make -s -C "$ROOT/bench" OUT="$BUILD/bench" KSRC="${BENCH_KSRC:-$KSRC}" >&2
 	cp -a "$BUILD/bench/." "$root/bench/"
 fi
 
