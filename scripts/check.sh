@@ -256,9 +256,9 @@ run_suite test-seed test seed 900 tiering_promote \
 	constraints_test:-r:constraints.tiering.cpuset_mems_exclude_top_tier:-r:constraints.pghot.cpuset_mems_exclude_top_tier
 # Two top-tier nodes, one of them CPU-less: a task confined to the other
 # (cpuset.mems, MPOL_BIND) gets no page into it, whether its own node is
-# full or target_nid names the CPU-less one; mainline's variant beside it.
+# full or not; mainline's variant beside it.
 run_suite test-twodram test twodram 900 \
-	constraints_test:-r:constraints.tiering.cpuset_full_node_no_fallback:-r:constraints.pghot.cpuset_full_node_no_fallback:-r:constraints.tiering.bind_full_node_no_fallback:-r:constraints.pghot.bind_full_node_no_fallback:-r:constraints.tiering.target_nid_outside_cpuset:-r:constraints.pghot.target_nid_outside_cpuset
+	constraints_test:-r:constraints.tiering.cpuset_full_node_no_fallback:-r:constraints.pghot.cpuset_full_node_no_fallback:-r:constraints.tiering.bind_full_node_no_fallback:-r:constraints.pghot.bind_full_node_no_fallback:-r:constraints.tiering.other_node_outside_cpuset:-r:constraints.pghot.other_node_outside_cpuset
 # A THP goes up whole only into a node with plenty of free memory (over
 # 1 GiB), which the 1 GiB fast node of the other runs never has: there the
 # test takes its split branch, here its whole branch.
@@ -298,7 +298,7 @@ if [ "${CHECK_QUICK:-0}" != 1 ]; then
 	# The placement checks against kmigrated's node, and the fallback of
 	# a refused fault to mainline's decision.
 	run_suite debug-twodram debug twodram 900 \
-		constraints_test:-r:constraints.pghot.bind_full_node_no_fallback:-r:constraints.pghot.target_nid_outside_cpuset
+		constraints_test:-r:constraints.pghot.bind_full_node_no_fallback:-r:constraints.pghot.other_node_outside_cpuset
 fi
 
 # --- 7. part 1 alone -------------------------------------------------------------
@@ -328,7 +328,7 @@ if has_part2; then
 	fi
 	VMBUILD=$P1BUILD VMOPTS="--dimm-mb 256" run_suite part1-small part1 small 1200
 	VMBUILD=$P1BUILD run_suite part1-twodram part1 twodram 900 \
-		constraints_test:-r:constraints.pghot.cpuset_full_node_no_fallback:-r:constraints.pghot.bind_full_node_no_fallback:-r:constraints.pghot.target_nid_outside_cpuset
+		constraints_test:-r:constraints.pghot.cpuset_full_node_no_fallback:-r:constraints.pghot.bind_full_node_no_fallback:-r:constraints.pghot.other_node_outside_cpuset
 	step "bench smoke part1" "$LOGS/bench-part1.log"
 	if [ -z "$p1_initramfs_ok" ]; then
 		result fail "bench smoke run, part 1" "did not run: no part 1 kernel"
