@@ -46,6 +46,12 @@ done
 st=$KSRC/tools/testing/selftests/mm/pghot
 if [ -f "$st/Makefile" ]; then
 	mkdir -p "$BUILD/selftests"
+	# lib.mk knows no header dependencies: a program older than one of
+	# the headers would keep what the old header said.
+	for h in "$st"/*.h; do
+		[ -f "$h" ] || continue
+		find "$BUILD/selftests" -maxdepth 1 -type f -perm -u+x ! -newer "$h" -delete
+	done
 	make -s -C "$st" OUTPUT="$BUILD/selftests" LDFLAGS=-static >&2
 	find "$BUILD/selftests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/selftests/pghot/" \;
 fi
