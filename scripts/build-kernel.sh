@@ -39,23 +39,36 @@ done
 # unchanged tree is not rebuilt.
 stamp=$(cat "${paths[@]}" | sha256sum | cut -c1-16)-$(cd "$KSRC" &&
 	git ls-files -z -- 'Kconfig*' '*/Kconfig*' | xargs -0 cat | sha256sum | cut -c1-16)
-if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.fragstamp" 2>/dev/null)" != "$stamp" ]; then
-	log "configuring $flavour: tinyconfig + ${frags[*]}"
-	kmake tinyconfig >/dev/null
-	(cd "$KSRC" && scripts/kconfig/merge_config.sh -m -O "$obj" "$obj/.config" "${paths[@]}" >/dev/null)
-	kmake olddefconfig >/dev/null
-	bad=0
+# Whether .config has every option the fragments ask for; reports the
+# ones it lacks when called with "report".
+config_matches() {
+	local line sym bad=0
+	[ -f "$obj/.config" ] || return 1
 	while IFS= read -r line; do
 		case "$line" in
 		CONFIG_*=n) sym=${line%%=*}
-			if grep -q "^$sym=" "$obj/.config"; then echo "config: $sym is set, wanted n" >&2; bad=1; fi ;;
+			if grep -q "^$sym=" "$obj/.config"; then
+				[ "${1:-}" = report ] && echo "config: $sym is set, wanted n" >&2
+				bad=1
+			fi ;;
 		CONFIG_*=*) if ! grep -qxF "$line" "$obj/.config"; then
-				echo "config: wanted $line, got: $(grep "^${line%%=*}=" "$obj/.config" || echo unset)" >&2
+				[ "${1:-}" = report ] &&
+					echo "config: wanted $line, got: $(grep "^${line%%=*}=" "$obj/.config" || echo unset)" >&2
 				bad=1
 			fi ;;
 		esac
 	done < <(cat "${paths[@]}")
-	[ $bad = 0 ] || die "config fragments for $flavour did not apply"
+	return $bad
+}
+
+# Also when a make run by hand in this tree changed .config (a syncconfig
+# after checking out another commit can drop options silently).
+if [ "$(cat "$obj/.fragstamp" 2>/dev/null)" != "$stamp" ] || ! config_matches; then
+	log "configuring $flavour: tinyconfig + ${frags[*]}"
+	kmake tinyconfig >/dev/null
+	(cd "$KSRC" && scripts/kconfig/merge_config.sh -m -O "$obj" "$obj/.config" "${paths[@]}" >/dev/null)
+	kmake olddefconfig >/dev/null
+	config_matches report || die "config fragments for $flavour did not apply"
 	echo "$stamp" > "$obj/.fragstamp"
 fi
 
